@@ -1,0 +1,1 @@
+# converter/local.mk - build rules for converter/, included by the top Makefile.am.

@@ -1,0 +1,1 @@
+# docs/local.mk - build rules for docs/, included by the top Makefile.am.

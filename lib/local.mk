@@ -1,0 +1,12 @@
+# lib/local.mk - the format library: the one place that reads and writes
+# traces and workloads.  libmtcore holds the allocation-free parts the
+# recorder links; libmtformat adds the readers and writers the tools use.
+noinst_LTLIBRARIES += lib/libmtcore.la lib/libmtformat.la
+
+lib_libmtcore_la_SOURCES = \
+	lib/varint.h lib/trace_format.h lib/trace_codec.h lib/wl_format.h
+
+lib_libmtformat_la_SOURCES = \
+	lib/mt_error.c lib/mt_error.h \
+	lib/trace.h lib/workload.h
+lib_libmtformat_la_LIBADD = lib/libmtcore.la

@@ -1,0 +1,26 @@
+/*
+ * mt_error.c - one-line error messages naming the file at fault.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "mt_error.h"
+
+int mt_error_set(struct mt_error *e, const char *file, const char *fmt, ...)
+{
+	if (!e)
+		return -1;
+	int n = snprintf(e->msg, sizeof e->msg, "%s: ", file ? file : "(input)");
+	if (n < 0 || (size_t)n >= sizeof e->msg)
+		n = 0;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(e->msg + n, sizeof e->msg - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void mt_error_print(const char *prog, const struct mt_error *e)
+{
+	fprintf(stderr, "%s: %s\n", prog, e->msg);
+}

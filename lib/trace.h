@@ -1,0 +1,117 @@
+/*
+ * trace.h - reading and writing recorder traces (see trace_format.h).
+ *
+ * The reader is the only code that walks trace files: mtrace-dump, trace2wl
+ * and the tests all go through it.  It maps the file read-only (standard input
+ * is first copied to an unlinked temporary file), indexes every window by
+ * thread and sequence, and then hands out each thread's records in order.
+ *
+ * Damage it tolerates, with a warning: a file cut short (records up to the
+ * cut are read), a window that was claimed but whose header was never written
+ * (the recorder was killed: skipped), a window left open (the thread or the
+ * process died: records are read up to the first zero head byte).  Damage it
+ * refuses, with an error: not a trace, a newer format version, a window header
+ * that is not zero and not valid, a record that does not decode.
+ *
+ * The writer builds traces for tests and for converters from other logs; it
+ * produces exactly what the recorder would, window by window.
+ */
+#ifndef MT_TRACE_H
+#define MT_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mt_error.h"
+#include "trace_codec.h"
+
+struct mt_trace_info {
+	uint16_t version;
+	uint8_t endian;     /* 1 little, 2 big */
+	uint8_t ptr_size;
+	uint8_t ts_source;  /* enum mt_ts_source */
+	uint8_t allocator;  /* enum mt_allocator */
+	uint32_t pid, ppid;
+	uint32_t flags;     /* MT_FHF_* */
+	uint64_t start_realtime_ns, start_mono_ns, start_ts;
+	uint64_t ts_freq;   /* ticks per second, derived from window stamps when the header has 0 */
+	uint64_t end_mono_ns, end_ts;
+	uint64_t records, dropped, windows, end_offset; /* as stored: valid when closed */
+	char allocator_name[33];
+	char exe[MT_FH_EXE_MAX];
+};
+
+/* Header (de)serialisation; allocation-free, used by the recorder too. */
+void mt_trace_header_encode(uint8_t page[MT_TRACE_HEADER_SIZE], const struct mt_trace_info *info);
+int mt_trace_header_decode(const uint8_t *p, size_t len, struct mt_trace_info *info,
+			   const char *file, struct mt_error *e);
+
+struct mt_window_info {
+	uint32_t tid, seq, size, used, count, flags;
+	uint64_t base_ts, base_mono, first_rec;
+};
+void mt_window_header_encode(uint8_t hdr[MT_WINDOW_HEADER_SIZE], const struct mt_window_info *w);
+
+/* ---- reader ---- */
+
+struct mt_trace;
+
+/* Opens path ("-" for standard input).  NULL with e set on failure. */
+struct mt_trace *mt_trace_open(const char *path, struct mt_error *e);
+void mt_trace_close(struct mt_trace *t);
+
+const struct mt_trace_info *mt_trace_get_info(const struct mt_trace *t);
+const char *mt_trace_path(const struct mt_trace *t);
+
+/* Warnings met while indexing (truncation, open windows...), one line each
+ * of the "FILE: ..." form; NULL-terminated, owned by t. */
+const char *const *mt_trace_warnings(const struct mt_trace *t);
+
+/* Threads in order of their first record's timestamp. */
+size_t mt_trace_threads(const struct mt_trace *t);
+uint32_t mt_trace_thread_tid(const struct mt_trace *t, size_t thread);
+/* Records of the thread as counted from its windows (complete records only). */
+uint64_t mt_trace_thread_records(const struct mt_trace *t, size_t thread);
+
+/* Iterates one thread's records in order.  The struct is public so callers
+ * can keep one per thread without allocating; its fields are private. */
+struct mt_trace_cursor {
+	const struct mt_trace *t;
+	size_t thread, window;
+	const uint8_t *p, *end;
+	struct mt_codec_state st;
+	uint64_t recno; /* index of the next record within the thread */
+};
+void mt_trace_cursor_init(struct mt_trace_cursor *c, const struct mt_trace *t, size_t thread);
+/* 1 with *r (and *recno, the record's index in its thread) set; 0 at the end;
+ * -1 on a corrupt record, with e set to "FILE: offset N: ...". */
+int mt_trace_cursor_next(struct mt_trace_cursor *c, struct mt_rec *r, uint64_t *recno,
+			 struct mt_error *e);
+
+/* All records of all threads merged by timestamp (ties: lower thread first). */
+struct mt_trace_merge;
+struct mt_trace_merge *mt_trace_merge_open(const struct mt_trace *t);
+int mt_trace_merge_next(struct mt_trace_merge *m, struct mt_rec *r, size_t *thread,
+			uint64_t *recno, struct mt_error *e);
+void mt_trace_merge_close(struct mt_trace_merge *m);
+
+/* Call names as printed by the tools ("malloc", "posix_memalign"...). */
+const char *mt_call_name(unsigned call);
+const char *mt_event_name(unsigned event);
+
+/* ---- writer ---- */
+
+struct mt_trace_writer;
+
+/* Creates path with the given header fields (magic, version, sizes are
+ * filled in).  window_size: bytes per window, a multiple of 4096 (0 = the
+ * recorder's growth from MT_WINDOW_MIN to MT_WINDOW_MAX). */
+struct mt_trace_writer *mt_trace_writer_open(const char *path, const struct mt_trace_info *info,
+					     uint32_t window_size, struct mt_error *e);
+int mt_trace_writer_add(struct mt_trace_writer *w, uint32_t tid, const struct mt_rec *r,
+			struct mt_error *e);
+/* Flushes every window (closed) and the header (MT_FHF_CLOSED set unless
+ * leave_open) and frees w.  Returns 0 or -1 with e set. */
+int mt_trace_writer_close(struct mt_trace_writer *w, int leave_open, struct mt_error *e);
+
+#endif

@@ -1,0 +1,93 @@
+/*
+ * varint.h - LEB128 varints and zigzag mapping, shared by every format.
+ *
+ * Both the trace (written on the recorder's hot path) and the workload use
+ * the same integer coding, so it lives here once.  Everything is inline and
+ * allocation-free: the recorder includes this file and must never call malloc.
+ *
+ * Coding: unsigned LEB128, 7 bits per byte, least significant group first,
+ * high bit set on every byte but the last.  A 64-bit value takes 1..10 bytes.
+ * Signed values go through zigzag first (0,-1,1,-2.. -> 0,1,2,3..) so that
+ * small deltas of either sign stay short.
+ */
+#ifndef MT_VARINT_H
+#define MT_VARINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MT_VARINT_MAX 10 /* bytes for a 64-bit value */
+
+static inline uint64_t mt_zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t mt_unzigzag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/* Writes v at p; returns the number of bytes written (1..10). */
+static inline size_t mt_varint_put(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+/*
+ * Reads a varint from [*pp, end).  Returns 0 and advances *pp on success,
+ * -1 if the input ends inside the varint or it is longer than 10 bytes.
+ */
+static inline int mt_varint_get(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+{
+	const uint8_t *p = *pp;
+	uint64_t v = 0;
+	for (unsigned shift = 0; shift < 64; shift += 7) {
+		if (p >= end)
+			return -1;
+		uint8_t b = *p++;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*pp = p;
+			*out = v;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Little-endian fixed-width helpers for headers (formats are little-endian). */
+static inline void mt_put_le16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static inline void mt_put_le32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline void mt_put_le64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline uint16_t mt_get_le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static inline uint32_t mt_get_le32(const uint8_t *p)
+{
+	uint32_t v = 0;
+	for (int i = 3; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+static inline uint64_t mt_get_le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+#endif

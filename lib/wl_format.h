@@ -1,0 +1,177 @@
+/*
+ * wl_format.h - the workload file (.wl), version 1: layout and op codec.
+ *
+ * A workload is what trace2wl makes of a trace and trace_run replays: for
+ * each traced thread, the calls it must make, in order, with the sync points
+ * that keep a replay causally valid (a block is freed only after it was
+ * allocated, whichever threads do the two).  docs/FORMAT.md describes the
+ * same bytes for people; this header is the definition.
+ *
+ *   [header, 256 bytes][thread table, 32 bytes per thread][streams...]
+ *
+ * Fixed-width fields are little-endian.  Each thread's stream is a run of
+ * ops; an op is a head byte and varints:
+ *   head bits 0-4: opcode (enum mt_call values 1..12 for calls, MT_OP_SIGNAL,
+ *                  MT_OP_WAIT); bit 5 MT_OPF_NULL_OUT (the call returned NULL
+ *                  when recorded); bit 6 MT_OPF_NULL_IN (pointer arg was NULL);
+ *                  bit 7 must be 0.
+ *   [delta]  ns since this thread's previous op, only with MT_WLF_TIMING
+ *   calls:   [old] [new] [align] [nmemb] [size]
+ *            old  - object passed in (realloc*, free*): zigzag(index - last_new),
+ *                   absent with NULL_IN
+ *            new  - object returned by an allocating call: index - last_new
+ *                   (object indices grow along a stream), absent with NULL_OUT
+ *            align, nmemb, size - where the call takes them, as in the trace
+ *   SIGNAL, WAIT: sync point id (absolute)
+ * last_new starts at 0 for each stream and becomes each new index.  Object
+ * index 0 means NULL; indices run 1..object_count, each allocated once.
+ */
+#ifndef MT_WL_FORMAT_H
+#define MT_WL_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace_codec.h"
+#include "varint.h"
+
+#define MT_WL_MAGIC "MTWLOAD\x1a" /* 8 bytes, no NUL */
+#define MT_WL_VERSION 1
+#define MT_WL_HEADER_SIZE 256
+#define MT_WL_THREAD_ENTRY 32
+#define MT_WL_OPCODES 32
+#define MT_WL_OP_MAX 64 /* longest encoded op */
+
+enum { MT_OP_SIGNAL = 16, MT_OP_WAIT = 17 };
+enum { MT_OPF_NULL_OUT = 0x20, MT_OPF_NULL_IN = 0x40 };
+enum { MT_WLF_TIMING = 1 };
+
+/* Header field offsets. */
+enum {
+	MT_WH_L_MAGIC = 0,         /* 8  magic */
+	MT_WH_L_VERSION = 8,       /* 2  */
+	MT_WH_L_ENDIAN = 10,       /* 1  traced machine: 1 little, 2 big */
+	MT_WH_L_PTR_SIZE = 11,     /* 1  traced machine's pointer size */
+	MT_WH_L_FLAGS = 12,        /* 4  MT_WLF_* */
+	MT_WH_L_HEADER_SIZE = 16,  /* 4  = 256 */
+	MT_WH_L_THREADS = 20,      /* 4  thread count */
+	MT_WH_L_OBJECTS = 24,      /* 8  object count */
+	MT_WH_L_SYNCS = 32,        /* 8  sync point count */
+	MT_WH_L_OPS = 40,          /* 8  ops in all streams, sync ops included */
+	MT_WH_L_UNKNOWN_FREES = 48,/* 8  frees of blocks never seen allocated, dropped */
+	MT_WH_L_DOUBLE_FREES = 56, /* 8  frees of blocks already freed, dropped */
+	MT_WH_L_SOURCE_RECORDS = 64,/* 8 records read from the trace */
+	MT_WH_L_IDEAL_PEAK = 72,   /* 8  peak of live requested bytes, in conversion order */
+	MT_WH_L_CALLS = 96,        /* 16 x 8: ops per opcode 0..15 */
+};
+
+/* Thread table entry field offsets. */
+enum {
+	MT_WT_TID = 0,     /* 4  traced thread id */
+	MT_WT_FLAGS = 4,   /* 4  reserved, 0 */
+	MT_WT_OFFSET = 8,  /* 8  stream's file offset */
+	MT_WT_LENGTH = 16, /* 8  stream's length in bytes */
+	MT_WT_OPS = 24,    /* 8  ops in the stream */
+};
+
+/* One decoded op. */
+struct mt_op {
+	uint8_t code;      /* enum mt_call 1..12, MT_OP_SIGNAL or MT_OP_WAIT */
+	uint8_t flags;     /* MT_OPF_* */
+	uint64_t delta_ns; /* with MT_WLF_TIMING */
+	uint64_t old_obj;  /* 0 when none or NULL */
+	uint64_t new_obj;  /* 0 when none or NULL */
+	uint64_t align, nmemb, size;
+	uint64_t sync;     /* SIGNAL / WAIT */
+};
+
+struct mt_op_state {
+	uint64_t last_new;
+};
+
+static inline int mt_op_is_call(unsigned code)
+{
+	return code >= MT_CALL_MALLOC && code <= MT_CALL_FREE_ALIGNED_SIZED;
+}
+
+/* Encodes op at dst (MT_WL_OP_MAX bytes); returns its length. */
+static inline size_t mt_op_encode(uint8_t *dst, struct mt_op_state *s, const struct mt_op *op,
+				  int timing)
+{
+	uint8_t *p = dst;
+	unsigned code = op->code;
+
+	*p++ = (uint8_t)(code | op->flags);
+	if (timing)
+		p += mt_varint_put(p, op->delta_ns);
+	if (code == MT_OP_SIGNAL || code == MT_OP_WAIT) {
+		p += mt_varint_put(p, op->sync);
+		return (size_t)(p - dst);
+	}
+	if (mt_call_has_in(code) && !(op->flags & MT_OPF_NULL_IN))
+		p += mt_varint_put(p, mt_zigzag((int64_t)(op->old_obj - s->last_new)));
+	if (mt_call_allocates(code) && !(op->flags & MT_OPF_NULL_OUT)) {
+		p += mt_varint_put(p, op->new_obj - s->last_new);
+		s->last_new = op->new_obj;
+	}
+	if (mt_call_has_align(code))
+		p += mt_varint_put(p, op->align);
+	if (mt_call_has_nmemb(code))
+		p += mt_varint_put(p, op->nmemb);
+	if (code != MT_CALL_FREE)
+		p += mt_varint_put(p, op->size);
+	return (size_t)(p - dst);
+}
+
+/*
+ * Decodes the op at *pp (before end), advancing *pp.  Returns 0, or -1 when
+ * the bytes are not a valid op (unknown opcode, reserved bit, short input).
+ * Object indices are not range-checked here: the reader does that.
+ */
+static inline int mt_op_decode(const uint8_t **pp, const uint8_t *end, struct mt_op_state *s,
+			       struct mt_op *op, int timing)
+{
+	const uint8_t *p = *pp;
+	uint64_t v;
+
+	if (p >= end)
+		return -1;
+	op->code = *p & 0x1f;
+	op->flags = *p & 0xe0;
+	p++;
+	op->delta_ns = op->old_obj = op->new_obj = op->align = op->nmemb = op->size = op->sync = 0;
+	unsigned code = op->code;
+	if (op->flags & 0x80)
+		return -1;
+	if (timing && mt_varint_get(&p, end, &op->delta_ns))
+		return -1;
+	if (code == MT_OP_SIGNAL || code == MT_OP_WAIT) {
+		if (op->flags || mt_varint_get(&p, end, &op->sync))
+			return -1;
+		*pp = p;
+		return 0;
+	}
+	if (!mt_op_is_call(code))
+		return -1;
+	if (mt_call_has_in(code) && !(op->flags & MT_OPF_NULL_IN)) {
+		if (mt_varint_get(&p, end, &v))
+			return -1;
+		op->old_obj = s->last_new + (uint64_t)mt_unzigzag(v);
+	}
+	if (mt_call_allocates(code) && !(op->flags & MT_OPF_NULL_OUT)) {
+		if (mt_varint_get(&p, end, &v))
+			return -1;
+		op->new_obj = s->last_new + v;
+		s->last_new = op->new_obj;
+	}
+	if (mt_call_has_align(code) && mt_varint_get(&p, end, &op->align))
+		return -1;
+	if (mt_call_has_nmemb(code) && mt_varint_get(&p, end, &op->nmemb))
+		return -1;
+	if (code != MT_CALL_FREE && mt_varint_get(&p, end, &op->size))
+		return -1;
+	*pp = p;
+	return 0;
+}
+
+#endif

@@ -1,0 +1,74 @@
+/*
+ * workload.h - reading and writing workload files (see wl_format.h).
+ *
+ * trace2wl writes through mt_wl_writer, trace_run and the tests read through
+ * mt_wl_reader; nothing else touches workload bytes.
+ *
+ * The writer keeps memory bounded by the number of threads, not by the
+ * length of the workload: each thread's ops are encoded into a small buffer
+ * that is spilled to a temporary file beside the output; finishing writes
+ * the header and thread table and concatenates the streams, then renames the
+ * temporary output over the final name, so a failed run leaves nothing.
+ */
+#ifndef MT_WORKLOAD_H
+#define MT_WORKLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mt_error.h"
+#include "wl_format.h"
+
+struct mt_wl_info {
+	uint16_t version;
+	uint8_t endian, ptr_size;
+	uint32_t flags;        /* MT_WLF_* */
+	uint32_t threads;
+	uint64_t objects, syncs, ops;
+	uint64_t unknown_frees, double_frees, source_records, ideal_peak;
+	uint64_t calls[16];    /* ops per opcode */
+};
+
+struct mt_wl_thread {
+	uint32_t tid;
+	uint64_t offset, length, ops;
+};
+
+/* ---- reader ---- */
+
+struct mt_wl;
+
+/* Maps and validates path: header, thread table, stream bounds.  With
+ * full_check, also decodes every stream once and checks that op counts,
+ * object and sync indices agree with the header, every object is allocated
+ * once before it is used in its own stream, and every WAIT has a SIGNAL. */
+struct mt_wl *mt_wl_open(const char *path, int full_check, struct mt_error *e);
+void mt_wl_close(struct mt_wl *w);
+const struct mt_wl_info *mt_wl_get_info(const struct mt_wl *w);
+const struct mt_wl_thread *mt_wl_get_thread(const struct mt_wl *w, uint32_t i);
+/* The thread's stream bytes, valid until mt_wl_close. */
+const uint8_t *mt_wl_stream(const struct mt_wl *w, uint32_t i);
+const char *mt_wl_path(const struct mt_wl *w);
+
+/* ---- writer ---- */
+
+struct mt_wl_writer;
+
+/* Starts a workload to be renamed to path at finish; fails if path exists
+ * unless overwrite.  timing: store per-op ns deltas (MT_WLF_TIMING). */
+struct mt_wl_writer *mt_wl_writer_open(const char *path, int overwrite, int timing,
+				       uint8_t ptr_size, struct mt_error *e);
+/* Adds a thread; returns its index (0, 1, ...) or -1 with e set. */
+int mt_wl_writer_thread(struct mt_wl_writer *w, uint32_t tid, struct mt_error *e);
+/* Appends op to thread's stream; counts it.  New object indices must grow
+ * within a stream. */
+int mt_wl_writer_op(struct mt_wl_writer *w, int thread, const struct mt_op *op, struct mt_error *e);
+/* Writes header and streams, renames into place, frees w.  The caller gives
+ * the totals it alone knows (objects, syncs, drops, ideal peak). */
+int mt_wl_writer_finish(struct mt_wl_writer *w, const struct mt_wl_info *totals, struct mt_error *e);
+/* Drops everything written so far (temporary files removed), frees w. */
+void mt_wl_writer_abort(struct mt_wl_writer *w);
+
+const char *mt_op_name(unsigned code);
+
+#endif

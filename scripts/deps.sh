@@ -1,0 +1,36 @@
+#!/bin/sh
+# deps.sh - install the Debian packages malloc-trace-kit needs, if missing.
+#
+# Usage: scripts/deps.sh build|test|bench
+#   build: compiler, autotools, <sys/sdt.h>
+#   test:  build + the tools the tests drive (bpftrace, stap, readelf) and the
+#          other allocators the replay tests run against
+#   bench: test + heaptrack and ltrace for side-by-side figures
+# Runs apt-get only when something is missing; uses sudo when not root.
+set -eu
+
+build="gcc g++ make autoconf automake libtool pkg-config systemtap-sdt-dev"
+test="$build elfutils binutils systemtap bpftrace python3 libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0"
+bench="$test heaptrack ltrace valgrind"
+
+case "${1:-build}" in
+build) want=$build ;;
+test) want=$test ;;
+bench) want=$bench ;;
+*) echo "deps.sh: unknown set '$1' (build, test or bench)" >&2; exit 2 ;;
+esac
+
+missing=
+for p in $want; do
+	s=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	case "$s" in *"install ok installed"*) ;; *) missing="$missing $p" ;; esac
+done
+[ -z "$missing" ] && exit 0
+
+echo "deps.sh: installing$missing" >&2
+sudo=
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq >&2
+# shellcheck disable=SC2086
+$sudo apt-get install -y -qq --no-install-recommends $missing >&2

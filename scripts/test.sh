@@ -1,0 +1,32 @@
+#!/bin/sh
+# test.sh - from a clean checkout: install what is missing, build, run every
+# test, and print one closing line "tests: N passed, N failed, N skipped".
+# Skipped tests are listed with the reason the machine gave.
+set -eu
+cd "$(dirname "$0")/.."
+jobs=$(nproc 2>/dev/null || echo 2)
+
+scripts/deps.sh test
+[ -x configure ] || autoreconf -fi >/dev/null 2>&1 || autoreconf -fi
+[ -f Makefile ] || ./configure --quiet
+make -j"$jobs" >/dev/null
+
+status=0
+make -j"$jobs" check || status=$?
+
+log=test-suite.log
+count() { sed -n "s/^# $1: *//p" "$log" | head -1; }
+if [ -f "$log" ]; then
+	for f in $(find tests -name '*.log' ! -name test-suite.log | sort); do
+		grep -h '^SKIP: ' "$f" || true
+	done
+	pass=$(count PASS) fail=$(count FAIL) err=$(count ERROR) xpass=$(count XPASS) skip=$(count SKIP)
+	failed=$((fail + err + xpass))
+	[ "$failed" -eq 0 ] || cat "$log"
+	echo "tests: $pass passed, $failed failed, $skip skipped"
+	[ "$failed" -eq 0 ] || status=1
+else
+	echo "tests: 0 passed, 1 failed (the build or the harness broke before any test ran)"
+	status=1
+fi
+exit $status

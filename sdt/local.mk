@@ -1,0 +1,1 @@
+# sdt/local.mk - build rules for sdt/, included by the top Makefile.am.

@@ -1,0 +1,1 @@
+# tests/converter.mk - tests of the converter part, included by tests/local.mk.

@@ -1,0 +1,1 @@
+# tests/format.mk - tests of the format part, included by tests/local.mk.

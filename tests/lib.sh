@@ -1,0 +1,52 @@
+# tests/lib.sh - shared helpers for the shell tests; source it first.
+#
+# Every test runs in its own scratch directory (removed on success, kept on
+# failure so the evidence is there), fails loudly with a reason, and skips
+# only with a reason printed.
+set -eu
+
+t_name=$(basename "$0" .sh)
+t_dir=$(mktemp -d "${TMPDIR:-/tmp}/$t_name.XXXXXX")
+t_keep=1
+trap 'if [ "$t_keep" = 0 ]; then rm -rf "$t_dir"; else echo "scratch kept in $t_dir" >&2; fi' EXIT
+cd "$t_dir"
+
+# fail MESSAGE: the test failed; say why.
+fail() {
+	echo "FAIL: $t_name: $*" >&2
+	exit 1
+}
+
+# skip REASON: this machine lacks what the test needs; say what.
+skip() {
+	echo "SKIP: $t_name: $*" >&2
+	t_keep=0
+	exit 77
+}
+
+# pass: the test succeeded; clean up.
+pass() {
+	t_keep=0
+	exit 0
+}
+
+# expect_eq WHAT EXPECTED ACTUAL
+expect_eq() {
+	[ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"
+}
+
+# expect_fail_with PATTERN CMD...: CMD must exit non-zero, print exactly one
+# line on stderr matching PATTERN (grep -E), and not be killed by a signal.
+expect_fail_with() {
+	pat=$1
+	shift
+	set +e
+	"$@" >"$t_dir/out" 2>"$t_dir/err"
+	rc=$?
+	set -e
+	[ "$rc" -ne 0 ] || fail "'$*' succeeded; expected an error matching '$pat'"
+	[ "$rc" -lt 128 ] || fail "'$*' died of signal $((rc - 128))"
+	lines=$(wc -l <"$t_dir/err")
+	[ "$lines" -eq 1 ] || fail "'$*' printed $lines lines on stderr, expected one: $(cat "$t_dir/err")"
+	grep -Eq "$pat" "$t_dir/err" || fail "'$*' said '$(cat "$t_dir/err")', expected '$pat'"
+}

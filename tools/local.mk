@@ -1,0 +1,1 @@
+# tools/local.mk - build rules for tools/, included by the top Makefile.am.
