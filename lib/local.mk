@@ -5,6 +5,7 @@ noinst_LTLIBRARIES += lib/libmtcore.la lib/libmtformat.la
 
 lib_libmtcore_la_SOURCES = \
 	lib/varint.h lib/trace_format.h lib/trace_codec.h lib/wl_format.h
+lib_libmtcore_la_SOURCES += lib/trace_header.c
 
 lib_libmtformat_la_SOURCES = \
 	lib/mt_error.c lib/mt_error.h \
