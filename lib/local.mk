@@ -11,3 +11,5 @@ lib_libmtformat_la_SOURCES = \
 	lib/mt_error.c lib/mt_error.h \
 	lib/trace.h lib/workload.h
 lib_libmtformat_la_LIBADD = lib/libmtcore.la
+lib_libmtformat_la_SOURCES += \
+	lib/names.c lib/trace_internal.h lib/trace_reader.c lib/trace_cursor.c lib/trace_merge.c lib/trace_writer.c

@@ -67,6 +67,9 @@ const char *mt_trace_path(const struct mt_trace *t);
  * of the "FILE: ..." form; NULL-terminated, owned by t. */
 const char *const *mt_trace_warnings(const struct mt_trace *t);
 
+/* Windows found in the file (the header's count is only valid when closed). */
+size_t mt_trace_windows(const struct mt_trace *t);
+
 /* Threads in order of their first record's timestamp. */
 size_t mt_trace_threads(const struct mt_trace *t);
 uint32_t mt_trace_thread_tid(const struct mt_trace *t, size_t thread);

@@ -1,0 +1,49 @@
+/*
+ * names.c - the names the tools print for calls and allocator events.
+ *
+ * Kept in one table so that mtrace-dump, trace2wl and the diagnostics all
+ * spell a call the same way, and the way a C programmer would type it.
+ */
+#include "trace.h"
+
+static const char *const call_names[MT_CALL_COUNT] = {
+	[MT_CALL_NONE] = "none",
+	[MT_CALL_MALLOC] = "malloc",
+	[MT_CALL_FREE] = "free",
+	[MT_CALL_CALLOC] = "calloc",
+	[MT_CALL_REALLOC] = "realloc",
+	[MT_CALL_REALLOCARRAY] = "reallocarray",
+	[MT_CALL_MEMALIGN] = "memalign",
+	[MT_CALL_POSIX_MEMALIGN] = "posix_memalign",
+	[MT_CALL_ALIGNED_ALLOC] = "aligned_alloc",
+	[MT_CALL_VALLOC] = "valloc",
+	[MT_CALL_PVALLOC] = "pvalloc",
+	[MT_CALL_FREE_SIZED] = "free_sized",
+	[MT_CALL_FREE_ALIGNED_SIZED] = "free_aligned_sized",
+	[MT_CALL_EVENT] = "event",
+};
+
+/* glibc's own probe names, so a user can look them up in its manual. */
+static const char *const event_names[] = {
+	[MT_EV_SBRK_MORE] = "memory_sbrk_more",
+	[MT_EV_SBRK_LESS] = "memory_sbrk_less",
+	[MT_EV_ARENA_NEW] = "memory_arena_new",
+	[MT_EV_ARENA_REUSE] = "memory_arena_reuse",
+	[MT_EV_HEAP_NEW] = "memory_heap_new",
+	[MT_EV_HEAP_MORE] = "memory_heap_more",
+	[MT_EV_HEAP_LESS] = "memory_heap_less",
+	[MT_EV_HEAP_FREE] = "memory_heap_free",
+	[MT_EV_MALLOPT] = "memory_mallopt",
+	[MT_EV_DYN_THRESHOLDS] = "memory_mallopt_free_dyn_thresholds",
+};
+
+const char *mt_call_name(unsigned call)
+{
+	return call < MT_CALL_COUNT ? call_names[call] : "unknown";
+}
+
+const char *mt_event_name(unsigned event)
+{
+	size_t n = sizeof event_names / sizeof event_names[0];
+	return event < n && event_names[event] ? event_names[event] : "unknown_event";
+}
