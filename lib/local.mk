@@ -13,3 +13,7 @@ lib_libmtformat_la_SOURCES = \
 lib_libmtformat_la_LIBADD = lib/libmtcore.la
 lib_libmtformat_la_SOURCES += \
 	lib/names.c lib/trace_internal.h lib/trace_reader.c lib/trace_cursor.c lib/trace_merge.c lib/trace_writer.c
+
+# Text logs (malloc-log, glibc MALLOC_TRACE) rewritten as traces for trace2wl.
+lib_libmtformat_la_SOURCES += \
+	lib/log_import.h lib/log_internal.h lib/log_import.c lib/log_mlog.c lib/log_mtrace.c
