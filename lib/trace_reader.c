@@ -292,10 +292,18 @@ static void check_sequence(struct mt_trace *t, const struct mt_trace_window *pre
 {
 	uint32_t want = prev ? prev->seq + 1 : 0;
 	uint64_t first = prev ? prev->first_rec + prev->count : 0;
-	if (w->seq != want)
-		warn(t, "thread %u: window%s %u..%u missing (records %u:%llu..%u:%llu lost)", w->tid,
-		     w->seq - want > 1 ? "s" : "", want, w->seq - 1, w->tid,
-		     (unsigned long long)first, w->tid, (unsigned long long)w->first_rec - 1);
+	if (w->seq == want)
+		return;
+	char which[32];
+	if (w->seq == want + 1)
+		snprintf(which, sizeof which, "window %u", want);
+	else
+		snprintf(which, sizeof which, "windows %u..%u", want, w->seq - 1);
+	if (w->first_rec > first)
+		warn(t, "thread %u: %s missing (records %u:%llu..%u:%llu lost)", w->tid, which,
+		     w->tid, (unsigned long long)first, w->tid, (unsigned long long)w->first_rec - 1);
+	else
+		warn(t, "thread %u: %s missing (no records lost)", w->tid, which);
 }
 
 /* Timestamp of the thread's first record (its first window's base if none). */
@@ -376,12 +384,13 @@ static void derive_ts_freq(struct mt_trace *t)
 	}
 }
 
+/* A cut file explains its own shortfall; other losses are worth a word. */
 static void check_totals(struct mt_trace *t)
 {
 	uint64_t sum = 0;
 	for (size_t i = 0; i < t->nthreads; i++)
 		sum += t->threads[i].records;
-	if (t->info.flags & MT_FHF_CLOSED && sum != t->info.records)
+	if (t->info.flags & MT_FHF_CLOSED && !t->cut_warned && sum != t->info.records)
 		warn(t, "the header counts %llu records but the windows hold %llu",
 		     (unsigned long long)t->info.records, (unsigned long long)sum);
 }

@@ -1,1 +1,17 @@
 # tests/format.mk - tests of the format part, included by tests/local.mk.
+#
+# fmt_codec and fmt_roundtrip are C tests of the library itself; fmt_synth
+# builds the synthetic traces the shell tests damage and dump.
+FMT_TEST_PROGS = tests/fmt_codec tests/fmt_roundtrip
+check_PROGRAMS += $(FMT_TEST_PROGS) tests/fmt_synth
+TESTS += $(FMT_TEST_PROGS)
+
+tests_fmt_codec_SOURCES = tests/fmt_codec.c tests/fmt_gen.h
+tests_fmt_codec_LDADD = lib/libmtformat.la
+tests_fmt_roundtrip_SOURCES = tests/fmt_roundtrip.c tests/fmt_gen.h
+tests_fmt_roundtrip_LDADD = lib/libmtformat.la
+tests_fmt_synth_SOURCES = tests/fmt_synth.c tests/fmt_gen.h
+tests_fmt_synth_LDADD = lib/libmtformat.la
+
+TESTS += tests/t-fmt-dump.sh tests/t-fmt-damage.sh
+EXTRA_DIST += tests/t-fmt-dump.sh tests/t-fmt-damage.sh

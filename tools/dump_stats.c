@@ -50,13 +50,13 @@ static void count(struct stats *s, struct thread_stats *ts, const struct mt_rec 
 		return;
 	uint64_t req = mt_rec_requested(r);
 	s->hist[bucket(req)]++;
+	if (r->flags & MT_RF_NULL_OUT)
+		return; /* nothing was allocated: its size would only skew the sums */
+	s->allocs++;
+	s->requested += req;
+	s->usable += r->usable;
 	ts->allocs++;
 	ts->requested += req;
-	if (!(r->flags & MT_RF_NULL_OUT)) {
-		s->allocs++;
-		s->requested += req;
-		s->usable += r->usable;
-	}
 }
 
 static int collect(struct stats *s, const struct mt_trace *t, const struct dump_opts *o,
@@ -97,17 +97,20 @@ static void print_text(FILE *out, const struct mt_trace *t, const struct stats *
 	dump_header(out, t);
 	fprintf(out, "calls by type:\n");
 	for (unsigned c = 1; c < MT_CALL_COUNT; c++)
-		if (s->calls[c])
-			fprintf(out, "  %-20s %12" PRIu64 "  (%" PRIu64 " failed)\n", mt_call_name(c),
-				s->calls[c], s->failed[c]);
+		if (s->calls[c]) {
+			fprintf(out, "  %-20s %12" PRIu64, mt_call_name(c), s->calls[c]);
+			if (s->failed[c])
+				fprintf(out, "  (%" PRIu64 " failed)", s->failed[c]);
+			putc('\n', out);
+		}
 	fprintf(out, "calls by thread:\n");
 	for (size_t i = 0; i < mt_trace_threads(t); i++) {
 		const struct thread_stats *ts = &s->thread[i];
 		if (ts->records)
 			fprintf(out, "  tid %-10" PRIu32 " %12" PRIu64 " records, %" PRIu64
-				     " allocations, %" PRIu64 " frees, %" PRIu64 " bytes requested\n",
-				mt_trace_thread_tid(t, i), ts->records, ts->allocs, ts->frees,
-				ts->requested);
+				     " allocations (%" PRIu64 " bytes requested), %" PRIu64 " frees\n",
+				mt_trace_thread_tid(t, i), ts->records, ts->allocs, ts->requested,
+				ts->frees);
 	}
 	fprintf(out, "records %" PRIu64 ", failed calls %" PRIu64 ", free(NULL) %" PRIu64
 		     ", dropped %" PRIu64 ", windows %zu\n",

@@ -1,0 +1,179 @@
+/*
+ * fmt_codec.c - the record codec and varints, exhaustively over call types,
+ * flags and extreme values.
+ *
+ * Everything else trusts that decode(encode(r)) == r and that a record cut
+ * short never decodes as some other call (a torn record must be seen as
+ * torn), so both are checked for every call type, every flag combination
+ * and values at the edges of every field.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmt_gen.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                                  \
+	do {                                                                              \
+		if (!(cond)) {                                                            \
+			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);              \
+			fprintf(stderr, __VA_ARGS__);                                     \
+			fputc('\n', stderr);                                              \
+			if (++failures > 20)                                              \
+				exit(1);                                                  \
+		}                                                                         \
+	} while (0)
+
+static const uint64_t edges[] = {
+	0, 1, 63, 64, 127, 128, 16383, 16384, UINT32_MAX, (uint64_t)UINT32_MAX + 1,
+	0x7fffdeadbeefull, INT64_MAX, (uint64_t)INT64_MAX + 1, UINT64_MAX - 1, UINT64_MAX,
+};
+#define NEDGES (sizeof edges / sizeof edges[0])
+
+static void test_varints(void)
+{
+	uint8_t buf[MT_VARINT_MAX + 1];
+	for (size_t i = 0; i < NEDGES; i++) {
+		for (int neg = 0; neg < 2; neg++) {
+			int64_t s = neg ? -(int64_t)edges[i] : (int64_t)edges[i];
+			CHECK(mt_unzigzag(mt_zigzag(s)) == s, "zigzag %lld", (long long)s);
+		}
+		size_t n = mt_varint_put(buf, edges[i]);
+		const uint8_t *p = buf;
+		uint64_t v;
+		CHECK(n >= 1 && n <= MT_VARINT_MAX, "varint length %zu", n);
+		CHECK(mt_varint_get(&p, buf + n, &v) == 0 && v == edges[i] && p == buf + n,
+		      "varint round trip of %llu", (unsigned long long)edges[i]);
+		p = buf;
+		CHECK(n == 1 || mt_varint_get(&p, buf + n - 1, &v) == -1, "cut varint accepted");
+	}
+	memset(buf, 0x80, sizeof buf); /* never terminates within 10 bytes */
+	const uint8_t *p = buf;
+	uint64_t v;
+	CHECK(mt_varint_get(&p, buf + sizeof buf, &v) == -1, "overlong varint accepted");
+}
+
+/* Encodes r (already canonical) after prev, decodes it, compares. */
+static void round_trip(const struct mt_rec *prev, const struct mt_rec *r)
+{
+	uint8_t buf[MT_RECORD_MAX * 2];
+	struct mt_codec_state enc, dec;
+	struct mt_rec out;
+	uint8_t head;
+	size_t len, got;
+
+	mt_codec_init(&enc, 5);
+	mt_codec_init(&dec, 5);
+	size_t plen = mt_rec_encode(buf, &enc, prev, &head);
+	buf[0] = head;
+	CHECK(mt_rec_decode(buf, buf + plen, &dec, &out, &got) == MT_DEC_OK && got == plen,
+	      "previous record did not decode");
+
+	memset(buf, 0xee, sizeof buf);
+	struct mt_codec_state before = dec;
+	len = mt_rec_encode(buf, &enc, r, &head);
+	CHECK(len <= MT_RECORD_MAX, "call %u: %zu bytes > MT_RECORD_MAX", r->call, len);
+	CHECK(head != 0 && (head & 0x0f) == r->call, "call %u: head byte %#x", r->call, head);
+
+	buf[0] = 0; /* not yet published: invisible */
+	CHECK(mt_rec_decode(buf, buf + len, &dec, &out, &got) == MT_DEC_END,
+	      "unpublished record visible");
+	buf[0] = head;
+	for (size_t cut = 1; cut < len; cut++) {
+		struct mt_codec_state s = before;
+		CHECK(mt_rec_decode(buf, buf + cut, &s, &out, &got) == MT_DEC_CORRUPT,
+		      "call %u cut at %zu of %zu bytes decoded", r->call, cut, len);
+	}
+	dec = before;
+	int rc = mt_rec_decode(buf, buf + len, &dec, &out, &got);
+	CHECK(rc == MT_DEC_OK && got == len, "call %u: decode rc %d, %zu of %zu bytes", r->call, rc,
+	      got, len);
+	if (!fmt_rec_equal(&out, r)) {
+		fmt_rec_print(stderr, "wrote", r);
+		fmt_rec_print(stderr, "read ", &out);
+		CHECK(0, "call %u flags %#x: round trip differs", r->call, r->flags);
+	}
+	CHECK(dec.last_ts == enc.last_ts && dec.last_ptr == enc.last_ptr, "delta state diverged");
+}
+
+/* Every call x every flag combination x edge values in every field. */
+static void test_records(void)
+{
+	struct mt_rec prev = { .call = MT_CALL_MALLOC, .ts = 77, .size = 8,
+			       .ptr_out = 0x55d0c0a2a2a0ull, .usable = 24 };
+	unsigned n = 0;
+	for (unsigned call = 1; call < MT_CALL_COUNT; call++)
+		for (unsigned flags = 0; flags < 0x100; flags += 0x10)
+			for (size_t i = 0; i < NEDGES; i++) {
+				uint64_t v = edges[i], w = edges[(i + 5) % NEDGES];
+				struct mt_rec r = {
+					.call = (uint8_t)call, .flags = (uint8_t)flags,
+					.rc = (uint32_t)v, .ts = w, .ptr_in = v, .ptr_out = w,
+					.size = v, .nmemb = w, .align = v, .usable = w,
+					.event = (uint32_t)v, .nargs = (uint32_t)(i % 5),
+					.args = { v, w, UINT64_MAX, 0 },
+				};
+				fmt_rec_canon(&r);
+				round_trip(&prev, &r);
+				n++;
+			}
+	printf("%u record round trips\n", n);
+}
+
+/* A long chain in one buffer, as a window holds it. */
+static void test_chain(void)
+{
+	enum { N = 20000 };
+	static uint8_t buf[N * MT_RECORD_MAX];
+	struct mt_codec_state enc, dec;
+	struct mt_rec r, out;
+	uint8_t *p = buf, head;
+	size_t len;
+
+	mt_codec_init(&enc, FMT_START_TS);
+	for (uint64_t i = 0; i < N; i++) {
+		fmt_gen_rec(&r, 3, i);
+		len = mt_rec_encode(p, &enc, &r, &head);
+		p[0] = head;
+		p += len;
+	}
+	const uint8_t *q = buf;
+	mt_codec_init(&dec, FMT_START_TS);
+	for (uint64_t i = 0; i < N; i++) {
+		fmt_gen_rec(&r, 3, i);
+		int rc = mt_rec_decode(q, p, &dec, &out, &len);
+		CHECK(rc == MT_DEC_OK && fmt_rec_equal(&r, &out), "chain record %llu", (unsigned long long)i);
+		q += len;
+	}
+	CHECK(q == p && mt_rec_decode(q, p, &dec, &out, &len) == MT_DEC_END, "chain end");
+	printf("chain of %d records: %.2f bytes per record\n", N, (double)(p - buf) / N);
+}
+
+static void test_invalid(void)
+{
+	struct mt_codec_state s;
+	struct mt_rec r;
+	size_t len;
+	const uint8_t bad_call[] = { 0x0f, 0, 0, 0 };
+	const uint8_t event_flags[] = { MT_CALL_EVENT | MT_RF_MMAPPED, 0, 1, 0 };
+	const uint8_t event_nargs[] = { MT_CALL_EVENT, 0, 1, MT_EVENT_ARGS_MAX + 1, 0, 0, 0, 0, 0 };
+	mt_codec_init(&s, 0);
+	CHECK(mt_rec_decode(bad_call, bad_call + 4, &s, &r, &len) == MT_DEC_CORRUPT, "call 15");
+	CHECK(mt_rec_decode(event_flags, event_flags + 4, &s, &r, &len) == MT_DEC_CORRUPT,
+	      "event with flags");
+	CHECK(mt_rec_decode(event_nargs, event_nargs + 9, &s, &r, &len) == MT_DEC_CORRUPT,
+	      "event with 5 args");
+}
+
+int main(void)
+{
+	test_varints();
+	test_records();
+	test_chain();
+	test_invalid();
+	if (failures)
+		fprintf(stderr, "%d failures\n", failures);
+	return failures ? 1 : 0;
+}
