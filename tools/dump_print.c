@@ -66,9 +66,10 @@ void dump_header(FILE *out, const struct mt_trace *t)
 		in->ptr_size, in->endian == 2 ? "big" : "little");
 	fprintf(out, "# timestamps %s at %" PRIu64 " Hz, started %s\n",
 		dump_ts_source_name(in->ts_source), in->ts_freq, when);
-	fprintf(out, "# %s, %zu threads, %" PRIu64 " records, %zu windows, %" PRIu64 " dropped\n",
+	fprintf(out, "# %s, %zu thread%s, %" PRIu64 " records, %zu window%s, %" PRIu64 " dropped\n",
 		in->flags & MT_FHF_CLOSED ? "closed cleanly" : "NOT closed (the recorder was killed?)",
-		mt_trace_threads(t), records, mt_trace_windows(t), in->dropped);
+		mt_trace_threads(t), mt_trace_threads(t) == 1 ? "" : "s", records,
+		mt_trace_windows(t), mt_trace_windows(t) == 1 ? "" : "s", in->dropped);
 }
 
 static void put_ptr(FILE *out, uint64_t p)
