@@ -17,3 +17,7 @@ lib_libmtformat_la_SOURCES += \
 # Text logs (malloc-log, glibc MALLOC_TRACE) rewritten as traces for trace2wl.
 lib_libmtformat_la_SOURCES += \
 	lib/log_import.h lib/log_internal.h lib/log_import.c lib/log_mlog.c lib/log_mtrace.c
+
+# Workloads: the writer trace2wl uses, the reader and full check trace_run uses.
+lib_libmtformat_la_SOURCES += \
+	lib/wl_internal.h lib/wl_writer.c lib/wl_reader.c lib/wl_check.c

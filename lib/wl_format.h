@@ -94,6 +94,22 @@ static inline int mt_op_is_call(unsigned code)
 	return code >= MT_CALL_MALLOC && code <= MT_CALL_FREE_ALIGNED_SIZED;
 }
 
+/*
+ * Whether a call releases the object it was passed: frees always; a realloc
+ * that succeeded (the old block became the new one); a realloc to zero bytes
+ * that returned NULL (glibc freed the block).  A realloc that failed for any
+ * other size left the old block live.  Converter, reader and replayer all
+ * apply this one rule.
+ */
+static inline int mt_op_releases_old(const struct mt_op *op)
+{
+	if (!mt_call_has_in(op->code) || (op->flags & MT_OPF_NULL_IN))
+		return 0;
+	if (!mt_call_allocates(op->code) || !(op->flags & MT_OPF_NULL_OUT))
+		return 1;
+	return (op->code == MT_CALL_REALLOCARRAY ? op->nmemb * op->size : op->size) == 0;
+}
+
 /* Encodes op at dst (MT_WL_OP_MAX bytes); returns its length. */
 static inline size_t mt_op_encode(uint8_t *dst, struct mt_op_state *s, const struct mt_op *op,
 				  int timing)

@@ -1,1 +1,8 @@
 # tests/converter.mk - tests of the converter part, included by tests/local.mk.
+
+# Workload writer/reader round trip and the reader's refusals.
+check_PROGRAMS += tests/conv_wlrt
+tests_conv_wlrt_SOURCES = tests/conv_wlrt.c
+tests_conv_wlrt_LDADD = lib/libmtformat.la
+TESTS += tests/t-conv-workload.sh
+EXTRA_DIST += tests/t-conv-workload.sh

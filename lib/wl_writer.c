@@ -1,0 +1,319 @@
+/*
+ * wl_writer.c - write a workload file with memory bounded by thread count.
+ *
+ * trace2wl produces ops for all threads interleaved, but the file wants each
+ * thread's stream contiguous.  Holding the streams in memory would make the
+ * converter's footprint grow with the trace, so each thread encodes into a
+ * small buffer; a full buffer is appended as one chunk to a single unlinked
+ * spill file and only its chunk number is kept.  Finishing writes the header
+ * and thread table, copies each thread's chunks in order, fsyncs, and renames
+ * the temporary output into place: a failed run leaves no workload behind.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "workload.h"
+
+#define CHUNK (16u << 10) /* per-thread buffer, and the spill file's unit */
+
+struct wl_stream {
+	uint32_t tid;
+	uint32_t used;         /* bytes in buf */
+	uint8_t *buf;          /* CHUNK bytes */
+	uint32_t *chunks;      /* spill file chunk numbers, in stream order */
+	size_t nchunks, cap;
+	uint64_t ops;
+	struct mt_op_state st;
+};
+
+struct mt_wl_writer {
+	char *path, *tmp_path;
+	int fd, spill;         /* temporary output, unlinked spill file */
+	int overwrite, timing;
+	uint8_t ptr_size;
+	uint32_t spilled;      /* chunks in the spill file */
+	struct wl_stream *s;
+	size_t ns, scap;
+	uint64_t ops, calls[16];
+};
+
+/* A temporary file in the output's directory, so rename stays atomic. */
+static int make_temp(const char *path, const char *tag, char **out)
+{
+	size_t n = strlen(path) + strlen(tag) + 8;
+	char *name = malloc(n);
+	if (!name)
+		return -1;
+	snprintf(name, n, "%s.%sXXXXXX", path, tag);
+	int fd = mkstemp(name);
+	if (fd < 0) {
+		free(name);
+		return -1;
+	}
+	*out = name;
+	return fd;
+}
+
+static int open_files(struct mt_wl_writer *w, struct mt_error *e)
+{
+	struct stat st;
+	if (!w->overwrite && lstat(w->path, &st) == 0)
+		return mt_error_set(e, w->path, "already exists; not overwriting it");
+	w->fd = make_temp(w->path, "tmp", &w->tmp_path);
+	if (w->fd < 0)
+		return mt_error_set(e, w->path, "cannot create the output: %s", strerror(errno));
+	mode_t mask = umask(0); /* mkstemp's 0600 would hide the workload from others */
+	umask(mask);
+	fchmod(w->fd, 0666 & ~mask);
+	char *spill_path;
+	w->spill = make_temp(w->path, "spill", &spill_path);
+	if (w->spill < 0)
+		return mt_error_set(e, w->path, "cannot create a spill file beside it: %s",
+				    strerror(errno));
+	unlink(spill_path);
+	free(spill_path);
+	return 0;
+}
+
+struct mt_wl_writer *mt_wl_writer_open(const char *path, int overwrite, int timing,
+				       uint8_t ptr_size, struct mt_error *e)
+{
+	struct mt_wl_writer *w = calloc(1, sizeof *w);
+	if (!w || !(w->path = strdup(path))) {
+		free(w);
+		mt_error_set(e, path, "out of memory");
+		return NULL;
+	}
+	w->fd = w->spill = -1;
+	w->overwrite = overwrite;
+	w->timing = timing;
+	w->ptr_size = ptr_size;
+	if (open_files(w, e) < 0) {
+		mt_wl_writer_abort(w);
+		return NULL;
+	}
+	return w;
+}
+
+int mt_wl_writer_thread(struct mt_wl_writer *w, uint32_t tid, struct mt_error *e)
+{
+	if (w->ns == w->scap) {
+		size_t ncap = w->scap ? 2 * w->scap : 16;
+		struct wl_stream *n = realloc(w->s, ncap * sizeof *n);
+		if (!n)
+			return mt_error_set(e, w->path, "out of memory for %zu threads", ncap);
+		w->s = n;
+		w->scap = ncap;
+	}
+	struct wl_stream *s = &w->s[w->ns];
+	*s = (struct wl_stream){ .tid = tid, .buf = malloc(CHUNK) };
+	if (!s->buf)
+		return mt_error_set(e, w->path, "out of memory for thread %u", tid);
+	return (int)w->ns++;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* Spilled chunks are always full, so chunk k sits at offset k * CHUNK. */
+static int spill(struct mt_wl_writer *w, struct wl_stream *s, struct mt_error *e)
+{
+	if (s->nchunks == s->cap) {
+		size_t ncap = s->cap ? 2 * s->cap : 8;
+		uint32_t *n = realloc(s->chunks, ncap * sizeof *n);
+		if (!n)
+			return mt_error_set(e, w->path, "out of memory");
+		s->chunks = n;
+		s->cap = ncap;
+	}
+	if (w->spilled == UINT32_MAX || write_all(w->spill, s->buf, CHUNK) < 0)
+		return mt_error_set(e, w->path, "cannot write the spill file: %s", strerror(errno));
+	s->chunks[s->nchunks++] = w->spilled++;
+	s->used = 0;
+	return 0;
+}
+
+/* An op that does not fit whole is split across two chunks: streams are
+ * plain byte runs, only the reader cares where ops start. */
+static int append_split(struct mt_wl_writer *w, struct wl_stream *s, const uint8_t *p, size_t n,
+			struct mt_error *e)
+{
+	size_t room = CHUNK - s->used;
+	memcpy(s->buf + s->used, p, room);
+	s->used = CHUNK;
+	if (spill(w, s, e) < 0)
+		return -1;
+	memcpy(s->buf, p + room, n - room);
+	s->used = (uint32_t)(n - room);
+	return 0;
+}
+
+/* Called once per op: one encode straight into the thread's buffer (tens of
+ * ns); near a chunk's end, an encode aside and a spill every CHUNK bytes
+ * (about 5000 ops); no allocation otherwise. */
+int mt_wl_writer_op(struct mt_wl_writer *w, int thread, const struct mt_op *op, struct mt_error *e)
+{
+	struct wl_stream *s = &w->s[thread];
+	if (op->new_obj && op->new_obj <= s->st.last_new)
+		return mt_error_set(e, w->path, "object %llu does not grow the stream of thread %u",
+				    (unsigned long long)op->new_obj, s->tid);
+	if (CHUNK - s->used >= MT_WL_OP_MAX) {
+		s->used += (uint32_t)mt_op_encode(s->buf + s->used, &s->st, op, w->timing);
+	} else {
+		uint8_t tmp[MT_WL_OP_MAX];
+		size_t n = mt_op_encode(tmp, &s->st, op, w->timing);
+		if (n <= CHUNK - s->used) {
+			memcpy(s->buf + s->used, tmp, n);
+			s->used += (uint32_t)n;
+		} else if (append_split(w, s, tmp, n, e) < 0) {
+			return -1;
+		}
+	}
+	s->ops++;
+	w->ops++;
+	if (op->code < 16)
+		w->calls[op->code]++;
+	return 0;
+}
+
+/* ---- finishing ---- */
+
+static uint64_t stream_length(const struct wl_stream *s)
+{
+	return (uint64_t)s->nchunks * CHUNK + s->used;
+}
+
+static void encode_header(uint8_t h[MT_WL_HEADER_SIZE], const struct mt_wl_writer *w,
+			  const struct mt_wl_info *t)
+{
+	memset(h, 0, MT_WL_HEADER_SIZE);
+	memcpy(h + MT_WH_L_MAGIC, MT_WL_MAGIC, 8);
+	mt_put_le16(h + MT_WH_L_VERSION, MT_WL_VERSION);
+	h[MT_WH_L_ENDIAN] = t->endian ? t->endian : 1;
+	h[MT_WH_L_PTR_SIZE] = w->ptr_size;
+	mt_put_le32(h + MT_WH_L_FLAGS, w->timing ? MT_WLF_TIMING : 0);
+	mt_put_le32(h + MT_WH_L_HEADER_SIZE, MT_WL_HEADER_SIZE);
+	mt_put_le32(h + MT_WH_L_THREADS, (uint32_t)w->ns);
+	mt_put_le64(h + MT_WH_L_OBJECTS, t->objects);
+	mt_put_le64(h + MT_WH_L_SYNCS, t->syncs);
+	mt_put_le64(h + MT_WH_L_OPS, w->ops);
+	mt_put_le64(h + MT_WH_L_UNKNOWN_FREES, t->unknown_frees);
+	mt_put_le64(h + MT_WH_L_DOUBLE_FREES, t->double_frees);
+	mt_put_le64(h + MT_WH_L_SOURCE_RECORDS, t->source_records);
+	mt_put_le64(h + MT_WH_L_IDEAL_PEAK, t->ideal_peak);
+	for (int i = 0; i < 16; i++)
+		mt_put_le64(h + MT_WH_L_CALLS + 8 * i, w->calls[i]);
+}
+
+static int write_head(struct mt_wl_writer *w, const struct mt_wl_info *totals)
+{
+	uint8_t h[MT_WL_HEADER_SIZE], t[MT_WL_THREAD_ENTRY];
+	encode_header(h, w, totals);
+	if (write_all(w->fd, h, sizeof h) < 0)
+		return -1;
+	uint64_t off = MT_WL_HEADER_SIZE + (uint64_t)w->ns * MT_WL_THREAD_ENTRY;
+	for (size_t i = 0; i < w->ns; i++) {
+		const struct wl_stream *s = &w->s[i];
+		memset(t, 0, sizeof t);
+		mt_put_le32(t + MT_WT_TID, s->tid);
+		mt_put_le64(t + MT_WT_OFFSET, off);
+		mt_put_le64(t + MT_WT_LENGTH, stream_length(s));
+		mt_put_le64(t + MT_WT_OPS, s->ops);
+		if (write_all(w->fd, t, sizeof t) < 0)
+			return -1;
+		off += stream_length(s);
+	}
+	return 0;
+}
+
+static int copy_stream(struct mt_wl_writer *w, const struct wl_stream *s, uint8_t *buf)
+{
+	for (size_t i = 0; i < s->nchunks; i++) {
+		off_t at = (off_t)s->chunks[i] * CHUNK;
+		if (pread(w->spill, buf, CHUNK, at) != CHUNK || write_all(w->fd, buf, CHUNK) < 0)
+			return -1;
+	}
+	return write_all(w->fd, s->buf, s->used);
+}
+
+/* Replaces path only when allowed, atomically either way. */
+static int put_in_place(struct mt_wl_writer *w, struct mt_error *e)
+{
+	if (w->overwrite) {
+		if (rename(w->tmp_path, w->path) < 0)
+			return mt_error_set(e, w->path, "cannot rename into place: %s", strerror(errno));
+	} else if (link(w->tmp_path, w->path) < 0) {
+		if (errno == EEXIST)
+			return mt_error_set(e, w->path, "already exists; not overwriting it");
+		return mt_error_set(e, w->path, "cannot create: %s", strerror(errno));
+	} else {
+		unlink(w->tmp_path);
+	}
+	free(w->tmp_path);
+	w->tmp_path = NULL; /* nothing left for abort to remove */
+	return 0;
+}
+
+int mt_wl_writer_finish(struct mt_wl_writer *w, const struct mt_wl_info *totals, struct mt_error *e)
+{
+	uint8_t *buf = malloc(CHUNK);
+	int rc = -1;
+	errno = 0; /* a short pread leaves it alone */
+	if (!buf) {
+		mt_error_set(e, w->path, "out of memory");
+		goto out;
+	}
+	if (write_head(w, totals) < 0)
+		goto io_error;
+	for (size_t i = 0; i < w->ns; i++)
+		if (copy_stream(w, &w->s[i], buf) < 0)
+			goto io_error;
+	if (fsync(w->fd) < 0)
+		goto io_error;
+	rc = put_in_place(w, e);
+	goto out;
+io_error:
+	mt_error_set(e, w->path, "cannot write: %s", errno ? strerror(errno) : "short write");
+out:
+	free(buf);
+	mt_wl_writer_abort(w);
+	return rc;
+}
+
+void mt_wl_writer_abort(struct mt_wl_writer *w)
+{
+	if (!w)
+		return;
+	if (w->fd >= 0)
+		close(w->fd);
+	if (w->spill >= 0)
+		close(w->spill);
+	if (w->tmp_path)
+		unlink(w->tmp_path);
+	for (size_t i = 0; i < w->ns; i++) {
+		free(w->s[i].buf);
+		free(w->s[i].chunks);
+	}
+	free(w->s);
+	free(w->tmp_path);
+	free(w->path);
+	free(w);
+}

@@ -1,0 +1,273 @@
+/*
+ * conv_wlrt.c - the workload writer and reader agree, and the reader's full
+ * check refuses workloads a replay could not perform.
+ *
+ * Usage: conv_wlrt DIR.  Writes workloads under DIR: a round trip of three
+ * threads with enough ops to cross many spill chunks (every call type,
+ * handoffs, failed calls, timing), then damaged variants whose errors are
+ * known.  Exit 0 when every expectation holds, 1 with the first mismatch.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "workload.h"
+
+#define ROUNDS 20000 /* x 3 threads x ~8 ops: about 30 spill chunks per thread */
+
+static const char *dir;
+static char path[4096];
+
+static int fail(const char *what)
+{
+	fprintf(stderr, "conv_wlrt: %s\n", what);
+	exit(1);
+}
+
+static void check(int ok, const char *what)
+{
+	if (!ok)
+		fail(what);
+}
+
+static int same_op(const struct mt_op *a, const struct mt_op *b)
+{
+	return a->code == b->code && a->flags == b->flags && a->delta_ns == b->delta_ns &&
+	       a->old_obj == b->old_obj && a->new_obj == b->new_obj && a->align == b->align &&
+	       a->nmemb == b->nmemb && a->size == b->size && a->sync == b->sync;
+}
+
+/* The ops of round i in thread t; the same function generates and verifies. */
+static size_t round_ops(uint32_t t, uint64_t i, uint64_t *next_obj, struct mt_op *ops)
+{
+	size_t n = 0;
+	uint64_t a = (*next_obj)++, b = (*next_obj)++;
+	ops[n++] = (struct mt_op){ .code = MT_CALL_MALLOC, .new_obj = a, .size = 1 + i % 5000,
+				   .delta_ns = i };
+	ops[n++] = (struct mt_op){ .code = MT_CALL_POSIX_MEMALIGN, .new_obj = b, .align = 64,
+				   .size = 100 };
+	ops[n++] = (struct mt_op){ .code = MT_CALL_REALLOC, .old_obj = a, .new_obj = (*next_obj)++,
+				   .size = 9000 };
+	ops[n++] = (struct mt_op){ .code = MT_CALL_MALLOC, .flags = MT_OPF_NULL_OUT,
+				   .size = UINT64_MAX >> 1 };
+	ops[n++] = (struct mt_op){ .code = MT_CALL_CALLOC, .new_obj = (*next_obj)++, .nmemb = 3,
+				   .size = t + 1 };
+	ops[n++] = (struct mt_op){ .code = MT_CALL_FREE, .old_obj = b };
+	ops[n++] = (struct mt_op){ .code = MT_CALL_FREE, .old_obj = *next_obj - 1 };
+	ops[n++] = (struct mt_op){ .code = MT_CALL_FREE, .old_obj = *next_obj - 2 };
+	ops[n++] = (struct mt_op){ .code = MT_CALL_FREE, .flags = MT_OPF_NULL_IN };
+	return n;
+}
+
+static void write_roundtrip(void)
+{
+	struct mt_error e;
+	struct mt_wl_writer *w = mt_wl_writer_open(path, 0, 1, 8, &e);
+	check(w != NULL, "writer_open failed");
+	struct mt_wl_info tot = { .syncs = 1 };
+	struct mt_op op, ops[16];
+	uint64_t next_obj = 1;
+
+	for (uint32_t t = 0; t < 3; t++)
+		check(mt_wl_writer_thread(w, 100 + t, &e) == (int)t, "thread index");
+	/* thread 1 frees thread 0's first block after a handoff */
+	uint64_t shared = next_obj++;
+	op = (struct mt_op){ .code = MT_CALL_VALLOC, .new_obj = shared, .size = 4096 };
+	check(mt_wl_writer_op(w, 0, &op, &e) == 0, "op");
+	op = (struct mt_op){ .code = MT_OP_SIGNAL, .sync = 0 };
+	check(mt_wl_writer_op(w, 0, &op, &e) == 0, "signal");
+	op = (struct mt_op){ .code = MT_OP_WAIT, .sync = 0 };
+	check(mt_wl_writer_op(w, 1, &op, &e) == 0, "wait");
+	op = (struct mt_op){ .code = MT_CALL_FREE, .old_obj = shared };
+	check(mt_wl_writer_op(w, 1, &op, &e) == 0, "handoff free");
+	for (uint64_t i = 0; i < ROUNDS; i++)
+		for (uint32_t t = 0; t < 3; t++) {
+			size_t n = round_ops(t, i, &next_obj, ops);
+			for (size_t k = 0; k < n; k++)
+				check(mt_wl_writer_op(w, (int)t, &ops[k], &e) == 0, e.msg);
+		}
+	tot.objects = next_obj - 1;
+	tot.ideal_peak = 12345;
+	check(mt_wl_writer_finish(w, &tot, &e) == 0, e.msg);
+}
+
+static void verify_roundtrip(void)
+{
+	struct mt_error e;
+	struct mt_wl *w = mt_wl_open(path, 1, &e);
+	if (!w)
+		fail(e.msg);
+	const struct mt_wl_info *in = mt_wl_get_info(w);
+	check(in->threads == 3 && in->ideal_peak == 12345 && in->flags == MT_WLF_TIMING,
+	      "header fields");
+	check(in->calls[MT_CALL_MALLOC] == 2 * 3 * ROUNDS && in->calls[MT_CALL_VALLOC] == 1 &&
+	      in->calls[MT_CALL_FREE] == 4 * 3 * ROUNDS + 1, "calls per opcode");
+	check(in->ops == 9 * 3 * ROUNDS + 4, "op count");
+
+	/* Replays generation per thread: thread t's objects are not contiguous,
+	 * so walk the generator in the same global order and compare. */
+	const uint8_t *p[3], *end[3];
+	struct mt_op_state st[3] = { { 0 } };
+	struct mt_op op, ops[16];
+	for (uint32_t t = 0; t < 3; t++) {
+		p[t] = mt_wl_stream(w, t);
+		end[t] = p[t] + mt_wl_get_thread(w, t)->length;
+		check(mt_wl_get_thread(w, t)->tid == 100 + t, "tid");
+	}
+	unsigned skip[3] = { 2, 2, 0 };
+	for (uint32_t t = 0; t < 3; t++)
+		for (unsigned k = 0; k < skip[t]; k++)
+			check(mt_op_decode(&p[t], end[t], &st[t], &op, 1) == 0, "decode preamble");
+	uint64_t next_obj = 2;
+	for (uint64_t i = 0; i < ROUNDS; i++)
+		for (uint32_t t = 0; t < 3; t++) {
+			size_t n = round_ops(t, i, &next_obj, ops);
+			for (size_t k = 0; k < n; k++) {
+				check(mt_op_decode(&p[t], end[t], &st[t], &op, 1) == 0, "decode");
+				check(same_op(&op, &ops[k]), "op differs after round trip");
+			}
+		}
+	for (uint32_t t = 0; t < 3; t++)
+		check(p[t] == end[t], "stream longer than written");
+	mt_wl_close(w);
+}
+
+/* Copies path to a damaged variant and expects mt_wl_open to say want. */
+static void expect_damage(const char *name, long at, const uint8_t *bytes, size_t n,
+			  long truncate_to, const char *want)
+{
+	char cmd[9000], bad[4096];
+	snprintf(bad, sizeof bad, "%s/%s.wl", dir, name);
+	snprintf(cmd, sizeof cmd, "cp '%s' '%s'", path, bad);
+	check(system(cmd) == 0, "cp");
+	FILE *f = fopen(bad, "r+b");
+	check(f != NULL, "open copy");
+	if (n) {
+		fseek(f, at, SEEK_SET);
+		fwrite(bytes, 1, n, f);
+	}
+	fclose(f);
+	if (truncate_to >= 0)
+		check(truncate(bad, truncate_to) == 0, "truncate");
+	struct mt_error e;
+	struct mt_wl *w = mt_wl_open(bad, 1, &e);
+	if (w || !strstr(e.msg, want) || strncmp(e.msg, bad, strlen(bad)) != 0) {
+		fprintf(stderr, "conv_wlrt: %s: expected an error with '%s', got '%s'\n", name, want,
+			w ? "success" : e.msg);
+		exit(1);
+	}
+}
+
+struct top {
+	int thread;
+	struct mt_op op;
+};
+
+/* A tiny workload from a list of (thread, op). */
+static void write_small(const char *name, const struct top *ops, size_t n, uint64_t objects,
+			uint64_t syncs, int threads)
+{
+	char p[4096];
+	struct mt_error e;
+	snprintf(p, sizeof p, "%s/%s.wl", dir, name);
+	struct mt_wl_writer *w = mt_wl_writer_open(p, 1, 0, 8, &e);
+	check(w != NULL, e.msg);
+	for (int t = 0; t < threads; t++)
+		mt_wl_writer_thread(w, 1 + (uint32_t)t, &e);
+	for (size_t i = 0; i < n; i++)
+		check(mt_wl_writer_op(w, ops[i].thread, &ops[i].op, &e) == 0, e.msg);
+	struct mt_wl_info tot = { .objects = objects, .syncs = syncs };
+	check(mt_wl_writer_finish(w, &tot, &e) == 0, e.msg);
+}
+
+static void expect_open_error(const char *name, const char *want)
+{
+	char p[4096];
+	struct mt_error e;
+	snprintf(p, sizeof p, "%s/%s.wl", dir, name);
+	struct mt_wl *w = mt_wl_open(p, 1, &e);
+	if (w || !strstr(e.msg, want)) {
+		fprintf(stderr, "conv_wlrt: %s: expected '%s', got '%s'\n", name, want,
+			w ? "success" : e.msg);
+		exit(1);
+	}
+}
+
+static void semantic_errors(void)
+{
+	struct top use_before[] = {
+		{ 0, { .code = MT_CALL_FREE, .old_obj = 1 } },
+		{ 1, { .code = MT_CALL_MALLOC, .new_obj = 1, .size = 8 } },
+	};
+	write_small("use-before", use_before, 2, 1, 0, 2);
+	expect_open_error("use-before", "uses an object before it is allocated: 1");
+
+	struct top twice[] = {
+		{ 0, { .code = MT_CALL_MALLOC, .new_obj = 1, .size = 8 } },
+		{ 0, { .code = MT_CALL_FREE, .old_obj = 1 } },
+		{ 0, { .code = MT_CALL_FREE, .old_obj = 1 } },
+	};
+	write_small("double", twice, 3, 1, 0, 1);
+	expect_open_error("double", "uses an object after it was freed: 1");
+
+	struct top deadlock[] = {
+		{ 0, { .code = MT_OP_WAIT, .sync = 0 } },
+		{ 0, { .code = MT_OP_SIGNAL, .sync = 1 } },
+		{ 1, { .code = MT_OP_WAIT, .sync = 1 } },
+		{ 1, { .code = MT_OP_SIGNAL, .sync = 0 } },
+		{ 0, { .code = MT_CALL_MALLOC, .new_obj = 1, .size = 8 } },
+	};
+	write_small("deadlock", deadlock, 5, 1, 2, 2);
+	expect_open_error("deadlock", "waits forever");
+
+	struct top realloc0[] = {
+		{ 0, { .code = MT_CALL_MALLOC, .new_obj = 1, .size = 8 } },
+		{ 0, { .code = MT_CALL_REALLOC, .flags = MT_OPF_NULL_OUT, .old_obj = 1, .size = 0 } },
+		{ 0, { .code = MT_CALL_FREE, .old_obj = 1 } },
+	};
+	write_small("realloc0", realloc0, 3, 1, 0, 1);
+	expect_open_error("realloc0", "uses an object after it was freed: 1");
+
+	struct top realloc_fail[] = {
+		{ 0, { .code = MT_CALL_MALLOC, .new_obj = 1, .size = 8 } },
+		{ 0, { .code = MT_CALL_REALLOC, .flags = MT_OPF_NULL_OUT, .old_obj = 1, .size = 1ull << 62 } },
+		{ 0, { .code = MT_CALL_FREE, .old_obj = 1 } },
+	};
+	write_small("realloc-fail", realloc_fail, 3, 1, 0, 1);
+	char p[4096];
+	struct mt_error e;
+	snprintf(p, sizeof p, "%s/realloc-fail.wl", dir);
+	struct mt_wl *w = mt_wl_open(p, 1, &e);
+	check(w != NULL, "a failed realloc must leave its block live");
+	mt_wl_close(w);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2)
+		fail("usage: conv_wlrt DIR");
+	dir = argv[1];
+	snprintf(path, sizeof path, "%s/rt.wl", dir);
+	unlink(path);
+	write_roundtrip();
+	verify_roundtrip();
+
+	struct mt_error e;
+	check(mt_wl_writer_open(path, 0, 0, 8, &e) == NULL && strstr(e.msg, "already exists"),
+	      "existing output must be refused without overwrite");
+
+	static const uint8_t v2[] = { 2, 0 }, zero8[8] = { 0 }, junk[] = { 0x80 };
+	expect_damage("magic", 0, (const uint8_t *)"NOTAWL!!", 8, -1, "not a workload");
+	expect_damage("version", MT_WH_L_VERSION, v2, 2, -1, "version 2 is newer");
+	expect_damage("cut", 0, NULL, 0, 5000, "does not fit the file");
+	expect_damage("ops", MT_WH_L_OPS, zero8, 8, -1, "header says 0 ops");
+	expect_damage("objects", MT_WH_L_OBJECTS, zero8, 8, -1, "object index out of range");
+	expect_damage("calls", MT_WH_L_CALLS + 8 * MT_CALL_CALLOC, zero8, 8, -1, "calloc calls");
+	expect_damage("opbyte", MT_WL_HEADER_SIZE + 3 * MT_WL_THREAD_ENTRY, junk, 1, -1,
+		      "does not decode");
+	semantic_errors();
+	return 0;
+}
