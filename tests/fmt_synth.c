@@ -4,9 +4,12 @@
  *   fmt_synth calls OUT
  *       two threads making one of every call, with known arguments, results
  *       and timestamps (t-fmt-dump.sh knows the expected dump line by line)
- *   fmt_synth bulk OUT THREADS RECORDS WINDOW_SIZE [open]
- *       generated records (tests/fmt_gen.h) in fixed-size windows, closed or
- *       left open as by a killed recorder; the damage tests start from these
+ *   fmt_synth bulk OUT THREADS RECORDS WINDOW_SIZE [open|serial]
+ *       generated records (tests/fmt_gen.h) of threads 1000, 1001... in
+ *       fixed-size windows: interleaved and closed, or left open as by a
+ *       killed recorder, or closed with each thread running after the
+ *       previous one ended (as short threads do); the damage tests start
+ *       from these
  *
  * Tests never write trace bytes by hand except to damage a file on purpose.
  */
@@ -69,22 +72,29 @@ static int write_calls(const char *path, struct mt_error *e)
 	return mt_trace_writer_close(w, 0, e);
 }
 
+enum bulk_mode { BULK_CLOSED, BULK_OPEN, BULK_SERIAL };
+
 static int write_bulk(const char *path, unsigned threads, uint64_t records, uint32_t window,
-		      int leave_open, struct mt_error *e)
+		      enum bulk_mode mode, struct mt_error *e)
 {
 	struct mt_trace_info in = info(MT_TS_TSC);
 	in.start_ts = FMT_START_TS;
 	struct mt_trace_writer *w = mt_trace_writer_open(path, &in, window, e);
 	if (!w)
 		return -1;
-	for (uint64_t i = 0; i < records; i++)
-		for (unsigned k = 0; k < threads; k++) {
-			struct mt_rec r;
-			fmt_gen_rec(&r, k, i);
-			if (mt_trace_writer_add(w, 1000 + k, &r, e))
-				return -1;
-		}
-	return mt_trace_writer_close(w, leave_open, e);
+	uint64_t rounds = mode == BULK_SERIAL ? threads : 1;
+	for (uint64_t round = 0; round < rounds; round++)
+		for (uint64_t i = 0; i < records; i++)
+			for (unsigned k = 0; k < threads; k++) {
+				if (mode == BULK_SERIAL && k != round)
+					continue;
+				struct mt_rec r;
+				fmt_gen_rec(&r, k, i);
+				r.ts += round * records * 8; /* serial threads follow each other */
+				if (mt_trace_writer_add(w, 1000 + k, &r, e))
+					return -1;
+			}
+	return mt_trace_writer_close(w, mode == BULK_OPEN, e);
 }
 
 int main(int argc, char **argv)
@@ -94,10 +104,15 @@ int main(int argc, char **argv)
 	if (argc == 3 && strcmp(argv[1], "calls") == 0) {
 		rc = write_calls(argv[2], &e);
 	} else if ((argc == 6 || argc == 7) && strcmp(argv[1], "bulk") == 0) {
+		const char *mode = argc == 7 ? argv[6] : "closed";
 		rc = write_bulk(argv[2], (unsigned)atoi(argv[3]), strtoull(argv[4], NULL, 10),
-				(uint32_t)atoi(argv[5]), argc == 7, &e);
+				(uint32_t)atoi(argv[5]),
+				strcmp(mode, "open") == 0     ? BULK_OPEN
+				: strcmp(mode, "serial") == 0 ? BULK_SERIAL
+							      : BULK_CLOSED, &e);
 	} else {
-		fprintf(stderr, "usage: fmt_synth calls OUT | bulk OUT THREADS RECORDS WINDOW [open]\n");
+		fprintf(stderr, "usage: fmt_synth calls OUT | "
+				"bulk OUT THREADS RECORDS WINDOW [open|serial]\n");
 		return 2;
 	}
 	if (rc)

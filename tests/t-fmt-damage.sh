@@ -126,4 +126,18 @@ poke torn.mtr $((last + 64 + end + 1)) '\000\005\001\030'
 records torn.mtr >torn.txt
 diff open.txt torn.txt >/dev/null || fail "torn record changed the records read"
 grep -q 'left open' warn.txt || fail "torn: no open-window warning"
+# Not damage, but as easy to misread: the kernel reuses a thread id once
+# its thread has ended.  Thread 1001 ran after thread 1000 ended; renaming
+# it 1000 in its window headers must still give two threads, each whole.
+"$synth" bulk serial.mtr 2 2000 4096 serial
+size=$(wc -c <serial.mtr)
+for off in $(seq 4096 4096 $((size - 1))); do
+	[ "$(od -An -tu4 -j $((off + 4)) -N 4 serial.mtr | tr -d ' ')" = 1001 ] &&
+		poke serial.mtr $((off + 4)) '\350\003'
+done
+records serial.mtr >reused.txt
+[ ! -s warn.txt ] || fail "tid reuse: warnings: $(cat warn.txt)"
+expect_eq "tid reuse: threads" "2" "$(mtrace-dump --stats serial.mtr | grep -c '^  tid 1000 ')"
+expect_eq "tid reuse: records" 4000 "$(wc -l <reused.txt)"
+expect_eq "tid reuse: last record of each" 2 "$(grep -c '^1000:1999 ' reused.txt)"
 pass
