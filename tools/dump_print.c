@@ -132,9 +132,13 @@ static void put_result(FILE *out, const struct mt_rec *r)
 void dump_record_text(FILE *out, const struct mt_trace *t, const struct mt_rec *r, uint32_t tid,
 		      uint64_t recno)
 {
+	/* Integer nanoseconds: formatting a double took a third of the time. */
 	const struct mt_trace_info *in = mt_trace_get_info(t);
-	double secs = (double)(int64_t)(r->ts - in->start_ts) / (double)in->ts_freq;
-	fprintf(out, "%" PRIu32 ":%" PRIu64 "  %+.9f  ", tid, recno, secs);
+	int64_t ticks = (int64_t)(r->ts - in->start_ts);
+	uint64_t mag = ticks < 0 ? -(uint64_t)ticks : (uint64_t)ticks;
+	uint64_t ns = (uint64_t)((unsigned __int128)mag * 1000000000u / in->ts_freq);
+	fprintf(out, "%" PRIu32 ":%" PRIu64 "  %c%" PRIu64 ".%09" PRIu64 "  ", tid, recno,
+		ticks < 0 ? '-' : '+', ns / 1000000000u, ns % 1000000000u);
 	if (r->call == MT_CALL_EVENT) {
 		fprintf(out, "event %s(", mt_event_name(r->event));
 		for (uint32_t i = 0; i < r->nargs; i++)
