@@ -30,6 +30,8 @@ static void warn(struct mt_trace *t, const char *fmt, ...)
 {
 	char msg[MT_ERROR_MAX];
 	int n = snprintf(msg, sizeof msg, "%s: ", t->path);
+	if (n < 0 || (size_t)n >= sizeof msg)
+		n = 0; /* a path too long to quote: the message alone */
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
@@ -77,25 +79,37 @@ static int copy_to_temp(int in, const char *name, struct mt_error *e)
 	return fd;
 }
 
-static int map_input(struct mt_trace *t, const char *path, struct mt_error *e)
+/* An fd on the input's bytes as a regular file, and their number. */
+static int open_input(const struct mt_trace *t, const char *path, size_t *len,
+		      struct mt_error *e)
 {
 	int fd = strcmp(path, "-") == 0 ? dup(0) : open(path, O_RDONLY);
 	if (fd < 0)
 		return mt_error_set(e, t->path, "cannot open: %s", strerror(errno));
 	struct stat st;
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+	int rc = fstat(fd, &st);
+	if (rc != 0 || S_ISDIR(st.st_mode)) {
+		rc == 0 ? mt_error_set(e, t->path, "is a directory, not a trace")
+			: mt_error_set(e, t->path, "cannot stat: %s", strerror(errno));
 		close(fd);
-		return mt_error_set(e, t->path, "is a directory, not a trace");
+		return -1;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		int copy = copy_to_temp(fd, t->path, e);
-		close(fd);
-		if (copy < 0)
-			return -1;
-		fd = copy;
-		fstat(fd, &st);
+	if (S_ISREG(st.st_mode)) {
+		*len = (size_t)st.st_size;
+		return fd;
 	}
-	t->len = (size_t)st.st_size;
+	int copy = copy_to_temp(fd, t->path, e);
+	close(fd);
+	if (copy >= 0)
+		*len = (size_t)lseek(copy, 0, SEEK_END);
+	return copy;
+}
+
+static int map_input(struct mt_trace *t, const char *path, struct mt_error *e)
+{
+	int fd = open_input(t, path, &t->len, e);
+	if (fd < 0)
+		return -1;
 	if (t->len) {
 		void *m = mmap(NULL, t->len, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (m == MAP_FAILED) {
