@@ -11,8 +11,12 @@ lib_libmtformat_la_SOURCES = \
 	lib/mt_error.c lib/mt_error.h \
 	lib/trace.h lib/workload.h
 lib_libmtformat_la_LIBADD = lib/libmtcore.la
+
+# Traces: the reader (window index, per-thread cursors, timestamp merge),
+# the writer tests and log importers use, and the names tools print.
 lib_libmtformat_la_SOURCES += \
-	lib/names.c lib/trace_internal.h lib/trace_reader.c lib/trace_cursor.c lib/trace_merge.c lib/trace_writer.c
+	lib/trace_internal.h lib/trace_reader.c lib/trace_cursor.c lib/trace_merge.c \
+	lib/trace_writer.c lib/names.c
 
 # Text logs (malloc-log, glibc MALLOC_TRACE) rewritten as traces for trace2wl.
 lib_libmtformat_la_SOURCES += \
