@@ -68,27 +68,32 @@ int mt_log_number(const char *tok, uint64_t *v)
 
 /* ---- sniffing ---- */
 
-/* The first line that is not blank and not a '#' comment. */
-static const uint8_t *first_line(const uint8_t *p, const uint8_t *end)
-{
-	while (p < end) {
-		const uint8_t *nl = memchr(p, '\n', (size_t)(end - p));
-		const uint8_t *q = p;
-		while (q < end && (*q == ' ' || *q == '\t' || *q == '\r'))
-			q++;
-		if (q < end && *q != '\n' && *q != '#')
-			return q;
-		if (!nl)
-			break;
-		p = nl + 1;
-	}
-	return NULL;
-}
-
 static int starts_with(const uint8_t *p, const uint8_t *end, const char *s)
 {
 	size_t n = strlen(s);
 	return (size_t)(end - p) >= n && memcmp(p, s, n) == 0;
+}
+
+/* Lines that carry no call: blank, '#' comments, and the "Attaching N
+ * probes..." banner bpftrace writes at the top of its -o file. */
+static int skippable(const uint8_t *p, const uint8_t *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+		p++;
+	return p == end || *p == '\n' || *p == '#' || starts_with(p, end, "Attaching ");
+}
+
+/* The first line that is not skippable, or NULL. */
+static const uint8_t *first_line(const uint8_t *p, const uint8_t *end)
+{
+	while (p < end) {
+		const uint8_t *nl = memchr(p, '\n', (size_t)(end - p));
+		const uint8_t *eol = nl ? nl : end;
+		if (!skippable(p, eol))
+			return p;
+		p = eol + 1;
+	}
+	return NULL;
 }
 
 enum mt_log_kind mt_log_sniff(const uint8_t *head, size_t len)
@@ -115,12 +120,6 @@ static void chomp(char *s)
 		s[--n] = '\0';
 }
 
-static int is_blank_or_comment(const char *s)
-{
-	s += strspn(s, " \t");
-	return *s == '\0' || *s == '#';
-}
-
 /* Parses every line of f with the parser the first line calls for. */
 static int read_log(struct log_reader *r, FILE *f)
 {
@@ -132,10 +131,16 @@ static int read_log(struct log_reader *r, FILE *f)
 	while (rc == 0 && getline(&buf, &cap, f) >= 0) {
 		r->line++;
 		chomp(buf);
-		if (is_blank_or_comment(buf))
+		size_t len = strlen(buf);
+		if (skippable((const uint8_t *)buf, (const uint8_t *)buf + len))
 			continue;
+		if (starts_with((const uint8_t *)buf, (const uint8_t *)buf + len, "Lost ")) {
+			rc = mt_log_error(r, "the tracer lost calls here ('%s'): the log is incomplete; "
+					     "retry with a bigger buffer (BPFTRACE_PERF_RB_PAGES)", buf);
+			break;
+		}
 		if (kind == MT_LOG_NONE) {
-			kind = mt_log_sniff((const uint8_t *)buf, strlen(buf));
+			kind = mt_log_sniff((const uint8_t *)buf, len);
 			if (kind == MT_LOG_NONE) {
 				rc = mt_log_error(r, "neither a malloc-log ('mlog1 ...') nor a "
 						     "glibc MALLOC_TRACE line");
