@@ -1,0 +1,233 @@
+/*
+ * alloc_heavy.c - the malloc-heavy program bench/recorder.sh runs under each
+ * tracer, so that every contender is timed on exactly the same calls.
+ *
+ * Each thread keeps a bounded live set (a table of slots) and, call after
+ * call, picks a slot at random: an empty slot gets a new block, a full one is
+ * freed or, one time in ten, resized with realloc.  Sizes follow the mix real
+ * programs show: mostly small, some medium, rare large (a few above glibc's
+ * mmap threshold).  The random stream is seeded per thread, so a run makes
+ * the same calls every time and callgrind counts are repeatable.
+ *
+ * Only the call loop is timed (clock_gettime around it, per thread), and the
+ * page faults and context switches of the loop are taken from getrusage, so
+ * that a tracer's cost is not mixed with process start-up or its own exit
+ * work.  One result line goes to standard output.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <mcheck.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#define LIVE_SLOTS 4096 /* bounded live set: about half the slots hold a block */
+#define MAX_THREADS 64
+
+struct worker {
+	pthread_t th;
+	uint64_t rng;
+	uint64_t calls;      /* loop calls to make */
+	uint64_t made;       /* every call made, set-up and clean-up included */
+	uint64_t loop_ns;
+	struct rusage ru0, ru1;
+};
+
+static pthread_barrier_t start_line;
+
+/* xorshift64*: a few cycles, so the untraced loop is dominated by malloc. */
+static inline uint64_t next_random(uint64_t *s)
+{
+	uint64_t x = *s;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+/* 90% small (8-256), 9% medium (to 4 KiB), 0.9% to 64 KiB, 0.1% to 512 KiB. */
+static size_t pick_size(uint64_t r)
+{
+	unsigned band = (unsigned)(r % 1000);
+	r >>= 10;
+	if (band < 900)
+		return 8 + r % 249;
+	if (band < 990)
+		return 257 + r % 3840;
+	if (band < 999)
+		return 4097 + r % 61440;
+	return 65537 + r % 458752;
+}
+
+/* A new block: mostly malloc, some calloc, a few aligned. */
+static void *allocate(uint64_t r)
+{
+	size_t size = pick_size(r >> 8);
+	unsigned kind = (unsigned)(r & 0xff);
+	if (kind < 12)
+		return calloc(1, size);
+	if (kind < 14)
+		return aligned_alloc(64, (size + 63) & ~(size_t)63);
+	return malloc(size);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The timed loop: one allocator call per iteration.  Kept out of line and
+ * named so that callgrind can count only its instructions
+ * (--toggle-collect=alloc_loop).
+ */
+__attribute__((noinline)) void alloc_loop(void **slot, uint64_t calls, uint64_t *rng)
+{
+	for (uint64_t i = 0; i < calls; i++) {
+		uint64_t r = next_random(rng);
+		void **s = &slot[r % LIVE_SLOTS];
+		r >>= 12;
+		if (*s == NULL) {
+			*s = allocate(r);
+		} else if (r % 10 == 0) {
+			void *p = realloc(*s, pick_size(r >> 4));
+			if (p)
+				*s = p;
+		} else {
+			free(*s);
+			*s = NULL;
+		}
+	}
+}
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	void **slot = calloc(LIVE_SLOTS, sizeof *slot);
+	if (!slot) {
+		fprintf(stderr, "alloc_heavy: out of memory for the slot table\n");
+		exit(1);
+	}
+	pthread_barrier_wait(&start_line);
+	getrusage(RUSAGE_THREAD, &w->ru0);
+	uint64_t t0 = now_ns();
+	alloc_loop(slot, w->calls, &w->rng);
+	w->loop_ns = now_ns() - t0;
+	getrusage(RUSAGE_THREAD, &w->ru1);
+
+	w->made = 1 + w->calls + 1; /* slot table calloc, the loop, its free */
+	for (size_t i = 0; i < LIVE_SLOTS; i++) {
+		if (slot[i]) {
+			free(slot[i]);
+			w->made++;
+		}
+	}
+	free(slot);
+	return NULL;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: alloc_heavy [--calls N] [--threads T] [--seed S]\n"
+		"Makes N allocator calls in each of T threads (default 2000000, 1) and prints\n"
+		"the loop's time per call, page faults and context switches on one line.\n"
+		"With MALLOC_TRACE set and libc_malloc_debug.so preloaded, glibc's mtrace()\n"
+		"logs the calls.\n");
+}
+
+static uint64_t parse_count(const char *opt, const char *s, uint64_t max)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || v == 0 || v > max) {
+		fprintf(stderr, "alloc_heavy: --%s: '%s' is not a number from 1 to %" PRIu64 "\n",
+			opt, s, max);
+		exit(2);
+	}
+	return v;
+}
+
+static void print_result(const struct worker *w, unsigned threads, uint64_t wall_ns)
+{
+	uint64_t calls = 0, made = 0, loop_ns = 0;
+	long minflt = 0, majflt = 0, nvcsw = 0, nivcsw = 0;
+	for (unsigned i = 0; i < threads; i++) {
+		calls += w[i].calls;
+		made += w[i].made;
+		loop_ns += w[i].loop_ns;
+		minflt += w[i].ru1.ru_minflt - w[i].ru0.ru_minflt;
+		majflt += w[i].ru1.ru_majflt - w[i].ru0.ru_majflt;
+		nvcsw += w[i].ru1.ru_nvcsw - w[i].ru0.ru_nvcsw;
+		nivcsw += w[i].ru1.ru_nivcsw - w[i].ru0.ru_nivcsw;
+	}
+	/* ns_per_call is each thread's loop time over its calls: the cost of one
+	 * call on one thread, comparable between 1 and 2 threads. */
+	printf("threads=%u calls=%" PRIu64 " program_calls=%" PRIu64 " wall_ns=%" PRIu64
+	       " ns_per_call=%.2f minflt=%ld majflt=%ld nvcsw=%ld nivcsw=%ld\n",
+	       threads, calls, made, wall_ns, (double)loop_ns / (double)calls, minflt, majflt,
+	       nvcsw, nivcsw);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"calls", required_argument, NULL, 'n'},
+		{"threads", required_argument, NULL, 't'},
+		{"seed", required_argument, NULL, 's'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	uint64_t calls = 2000000, seed = 1;
+	unsigned threads = 1;
+	int c;
+	while ((c = getopt_long(argc, argv, "n:t:s:hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n': calls = parse_count("calls", optarg, UINT64_C(1) << 40); break;
+		case 't': threads = (unsigned)parse_count("threads", optarg, MAX_THREADS); break;
+		case 's': seed = parse_count("seed", optarg, UINT64_MAX); break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("alloc_heavy (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "alloc_heavy: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+
+	mtrace(); /* a no-op unless MALLOC_TRACE is set and libc_malloc_debug.so is loaded */
+
+	struct worker w[MAX_THREADS];
+	memset(w, 0, sizeof w);
+	pthread_barrier_init(&start_line, NULL, threads + 1);
+	for (unsigned i = 0; i < threads; i++) {
+		w[i].calls = calls;
+		w[i].rng = seed * 0x9E3779B97F4A7C15ULL + i + 1;
+		int err = pthread_create(&w[i].th, NULL, work, &w[i]);
+		if (err) {
+			fprintf(stderr, "alloc_heavy: cannot start thread %u: %s\n", i, strerror(err));
+			return 1;
+		}
+	}
+	pthread_barrier_wait(&start_line);
+	uint64_t t0 = now_ns();
+	for (unsigned i = 0; i < threads; i++)
+		pthread_join(w[i].th, NULL);
+	uint64_t wall_ns = now_ns() - t0;
+
+	muntrace();
+	print_result(w, threads, wall_ns);
+	return 0;
+}

@@ -1,0 +1,103 @@
+# rec_report.sh - the table bench/recorder.sh prints and the issue's targets
+# checked against it, from the result files rec_run.sh leaves in $work.
+
+median() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		if (NR == 0) exit 1
+		if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# Median ns per call of contender $1 at $2 threads, or nothing.
+ns_of() { [ -s "$work/r.$1.$2" ] && cut -d' ' -f1 "$work/r.$1.$2" | median; }
+faults_of() { [ -s "$work/r.$1.$2" ] && cut -d' ' -f2 "$work/r.$1.$2" | median; }
+# Median added ns per call of $1 at $2 threads, or nothing.
+added_of() {
+	a=$(ns_of "$1" "$2") && u=$(ns_of untraced "$2") || return 0
+	awk -v a="$a" -v u="$u" 'BEGIN { printf "%.2f\n", a - u }'
+}
+
+report() {
+	printf '%-7s %-11s %9s %7s %9s %10s %11s %9s\n' threads contender ns/call ratio \
+		"added ns" bytes/call "faults/1k" instr/call
+	for t in 1 2; do
+		u=$(ns_of untraced "$t") || continue
+		for c in $contenders; do
+			n=$(ns_of "$c" "$t") || continue
+			ir=-
+			[ "$t" -eq 1 ] && [ -s "$work/ir.$c" ] && ir=$(cat "$work/ir.$c")
+			awk -v t="$t" -v c="$c" -v n="$n" -v u="$u" -v b="$(cat "$work/b.$c.$t" 2>/dev/null || echo -)" \
+				-v f="$(faults_of "$c" "$t")" -v ir="$ir" 'BEGIN {
+				printf "%-7s %-11s %9.2f %7.2f %9.2f %10s %11.2f %9s\n",
+					t, c, n, n / u, n - u, c == "untraced" || c == "markers" ? "-" : b, f, ir }'
+		done
+	done
+	cat <<EOF
+
+ns/call: each thread's timed loop over its calls (median of $reps); added ns =
+ns/call - untraced.  faults/1k: minor page faults in the loop per 1000 calls
+(getrusage), the price of fresh trace pages.  instr/call: callgrind, the loop
+only, 1 thread, $cg_calls calls.  bytes/call: recorder trace size / records,
+floor 32, heaptrack and mtrace() file size / program calls.
+
+EOF
+}
+
+# verdict NAME OK DETAILS: one line of the target list.
+verdict() {
+	if [ -z "$2" ]; then
+		printf '  ----  %s: not measured\n' "$1"
+	elif [ "$2" = 1 ]; then
+		printf '  PASS  %s: %s\n' "$1" "$3"
+	else
+		printf '  MISS  %s: %s\n' "$1" "$3"
+	fi
+}
+
+# Evaluates an awk condition over named values; prints 1 or 0, or nothing
+# when a value is missing.  Usage: holds 'a < 1' a=VALUE...
+holds() {
+	cond=$1
+	shift
+	for kv in "$@"; do [ -n "${kv#*=}" ] || return 0; done
+	awk "BEGIN { print ($cond) ? 1 : 0 }" $(printf -- '-v %s ' "$@")
+}
+
+check_targets() {
+	echo "Targets (issue #2), from the figures above:"
+	m1=$(added_of markers 1) m2=$(added_of markers 2)
+	verdict "markers alone add < 1 ns per call" "$(holds 'a < 1 && b < 1' a="$m1" b="$m2")" \
+		"$m1 ns (1 thread), $m2 ns (2 threads); callgrind: $(ir_added markers) instr/call"
+	w1=$(added_of rec-warm 1) w2=$(added_of rec-warm 2)
+	verdict "recording adds <= 15 ns per call, pages warm" \
+		"$(holds 'a <= 15 && b <= 15' a="$w1" b="$w2")" "$w1 ns (1 thread), $w2 ns (2 threads)"
+	for t in 1 2; do
+		d=$(added_of rec-disk "$t") h=$(added_of heaptrack "$t") g=$(added_of mtrace "$t")
+		verdict "trace kept on disk, $t thread(s): >= 5x cheaper than heaptrack" \
+			"$(holds 'd * 5 <= h' d="$d" h="$h")" "$d vs $h ns added ($(ratio_of "$h" "$d")x)"
+		verdict "trace kept on disk, $t thread(s): >= 10x cheaper than mtrace()" \
+			"$(holds 'd * 10 <= g' d="$d" g="$g")" "$d vs $g ns added ($(ratio_of "$g" "$d")x)"
+	done
+	# Two threads on two cores share nothing per call if the recorder is
+	# right; the allowance of 10% + 1 ns covers run-to-run noise.
+	verdict "two threads cost no more per call than one (warm, 10% + 1 ns noise)" \
+		"$(holds 'b <= a * 1.1 + 1' a="$w1" b="$w2")" "$w1 ns (1 thread), $w2 ns (2 threads)"
+	b1=$(cat "$work/b.rec-shm.1" 2>/dev/null || true) b2=$(cat "$work/b.rec-shm.2" 2>/dev/null || true)
+	verdict "<= 16 bytes per call" "$(holds 'a <= 16 && b <= 16' a="$b1" b="$b2")" \
+		"$b1 (1 thread), $b2 (2 threads) bytes per record"
+}
+
+# Instructions per call callgrind counted for $1 beyond the untraced loop.
+ir_added() {
+	if [ -s "$work/ir.$1" ] && [ -s "$work/ir.untraced" ]; then
+		awk -v a="$(cat "$work/ir.$1")" -v u="$(cat "$work/ir.untraced")" \
+			'BEGIN { printf "%.1f\n", a - u }'
+	else
+		echo "-"
+	fi
+}
+
+# How many times cheaper $2 added ns are than $1.
+ratio_of() {
+	awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "") print "-";
+		else if (b <= 0) print "inf"; else printf "%.1f\n", a / b }'
+}

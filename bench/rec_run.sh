@@ -1,0 +1,193 @@
+# rec_run.sh - how bench/recorder.sh builds what it times and runs each
+# contender; results land in files under $work for rec_report.sh.
+# Sourced by recorder.sh, which sets: me srcdir builddir calls reps cg_calls
+# diskdir, and after build_tree: work shmdir diskwork.
+
+# Contenders in run order.  rec-shm runs before rec-warm (and floor-shm
+# before floor-warm) because the warm run pre-fills as many bytes as the
+# fresh run wrote.
+all_contenders="untraced markers rec-shm rec-warm rec-disk floor-shm floor-warm floor-disk heaptrack mtrace"
+
+describe_contender() {
+	case $1 in
+	untraced) echo "the program alone" ;;
+	markers) echo "LD_PRELOAD=libmtrace.so, recorder off: interposer and SDT markers" ;;
+	rec-shm) echo "recording, trace on fresh tmpfs pages (/dev/shm)" ;;
+	rec-warm) echo "recording, trace on tmpfs pages already in the page cache" ;;
+	rec-disk) echo "recording, trace kept on disk ($diskdir)" ;;
+	floor-shm) echo "bare 32-byte records per thread window, fresh tmpfs pages" ;;
+	floor-warm) echo "bare 32-byte records, tmpfs pages already in the page cache" ;;
+	floor-disk) echo "bare 32-byte records, kept on disk" ;;
+	heaptrack) echo "heaptrack -o FILE (kept on disk)" ;;
+	mtrace) echo "glibc mtrace(): MALLOC_TRACE=FILE, LD_PRELOAD=libc_malloc_debug.so (on disk)" ;;
+	esac
+}
+
+# Builds the program, the floor and, if it builds, our library; sets B,
+# prog, floorlib, mtlib (empty when missing), dump, mdebug, contenders.
+build_tree() {
+	if [ -z "$builddir" ]; then
+		builddir=${TMPDIR:-/tmp}/mtk-bench-build
+		[ -f "$srcdir/config.status" ] && builddir=$srcdir
+	fi
+	mkdir -p "$builddir"
+	B=$(cd "$builddir" && pwd)
+	if [ ! -f "$B/Makefile" ]; then
+		[ -x "$srcdir/configure" ] || (cd "$srcdir" && autoreconf -fi) >&2
+		(cd "$B" && "$srcdir/configure" -q) >&2 || die "cannot configure a build tree in $B"
+	fi
+	echo "$me: building in $B" >&2
+	make -s -C "$B" -j2 bench/alloc_heavy bench/libfloor.la tools/mtrace-dump >&2 ||
+		die "cannot build the benchmark program in $B"
+	prog=$B/bench/alloc_heavy
+	floorlib=$B/bench/.libs/libfloor.so
+	dump=$B/tools/mtrace-dump
+	mtlib=$B/sdt/.libs/libmtrace.so
+	if ! make -s -C "$B" -j2 sdt/libmtrace.la >&2 || [ ! -f "$mtlib" ]; then
+		echo "$me: libmtrace.so does not build: markers and recording are not measured" >&2
+		mtlib=
+	fi
+	mdebug=$(ldconfig -p | awk '/libc_malloc_debug\.so\.0 / { print $NF; exit }')
+	contenders=
+	for c in $all_contenders; do
+		available "$c" && contenders="$contenders $c"
+	done
+}
+
+available() {
+	case $1 in
+	markers | rec-*) [ -n "$mtlib" ] ;;
+	heaptrack) command -v heaptrack >/dev/null ;;
+	mtrace) [ -n "$mdebug" ] ;;
+	*) true ;;
+	esac
+}
+
+describe_run() {
+	echo "Recorder overhead: bench/alloc_heavy, $calls calls per thread, median of $reps runs"
+	echo "machine: $(nproc) cpus, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)," \
+		"$(uname -sr), $(ldd --version | awk 'NR == 1 { print $NF }') glibc"
+	echo "disk dir: $diskdir ($(stat -f -c %T "$diskdir"))"
+	for c in $all_contenders; do
+		if available "$c"; then
+			printf '  %-11s %s\n' "$c" "$(describe_contender "$c")"
+		else
+			printf '  %-11s not measured: %s missing\n' "$c" "$(missing_piece "$c")"
+		fi
+	done
+	echo
+}
+
+missing_piece() {
+	case $1 in
+	heaptrack) echo heaptrack ;;
+	mtrace) echo libc_malloc_debug.so ;;
+	*) echo "sdt/libmtrace.so" ;;
+	esac
+}
+
+# Runs the program with a clean environment plus the given settings; the
+# result line goes to $work/line.  Returns non-zero (after saying why) if the
+# program failed or printed no result.
+go() {
+	if ! env -u LD_PRELOAD -u MTRACE_CTL_FILE -u MALLOC_TRACE -u FLOOR_FILE "$@" \
+		>"$work/out" 2>"$work/err"; then
+		echo "$me: $c, $t threads: the run failed:" >&2
+		tail -n 3 "$work/err" >&2
+		return 1
+	fi
+	grep '^threads=' "$work/out" >"$work/line" && return 0
+	echo "$me: $c, $t threads: no result line; stderr ends:" >&2
+	tail -n 3 "$work/err" >&2
+	return 1
+}
+
+field() {
+	awk -v k="$1" '{ for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) print substr($i, length(k) + 2) }' \
+		"$work/line"
+}
+
+# One timed run of contender $1 with $2 threads (repetition $3).  Appends
+# "ns_per_call faults_per_1k_calls" to $work/r.C.T and keeps the trace's
+# bytes per call in $work/b.C.T.
+run_contender() {
+	c=$1 t=$2 r=$3
+	args="--calls $calls --threads $t"
+	rm -rf "$shmdir"/* "$diskwork"/*
+	sync
+	# shellcheck disable=SC2086
+	case $c in
+	untraced) go "$prog" $args ;;
+	markers) go LD_PRELOAD="$mtlib" "$prog" $args ;;
+	rec-shm) go LD_PRELOAD="$mtlib" MTRACE_CTL_FILE="$shmdir/rec" "$prog" $args ;;
+	rec-disk) go LD_PRELOAD="$mtlib" MTRACE_CTL_FILE="$diskwork/rec" "$prog" $args ;;
+	rec-warm)
+		# The trace is named PREFIX.PID: a shell fills that name with zero
+		# pages and then becomes the program, keeping its pid.
+		go sh -c 'head -c "$1" /dev/zero >"$2.$$" && shift 2 && exec "$@"' sh \
+			"$(warm_size rec "$t")" "$shmdir/rec" \
+			env LD_PRELOAD="$mtlib" MTRACE_CTL_FILE="$shmdir/rec" "$prog" $args ;;
+	floor-shm) go LD_PRELOAD="$floorlib" FLOOR_FILE="$shmdir/floor" "$prog" $args ;;
+	floor-disk) go LD_PRELOAD="$floorlib" FLOOR_FILE="$diskwork/floor" "$prog" $args ;;
+	floor-warm)
+		head -c "$(warm_size floor "$t")" /dev/zero >"$shmdir/floor"
+		go LD_PRELOAD="$floorlib" FLOOR_FILE="$shmdir/floor" "$prog" $args ;;
+	heaptrack) go heaptrack -o "$diskwork/heaptrack" "$prog" $args ;;
+	mtrace) go LD_PRELOAD="$mdebug" MALLOC_TRACE="$diskwork/mtrace.txt" "$prog" $args ;;
+	esac || return 0
+	ns=$(field ns_per_call)
+	echo "$ns $(field minflt) $(field calls)" |
+		awk '{ printf "%s %.3f\n", $1, $2 * 1000 / $3 }' >>"$work/r.$c.$t"
+	trace_bytes "$(field program_calls)"
+	rm -rf "$shmdir"/* "$diskwork"/*
+}
+
+# Bytes a warm run pre-fills: what the fresh run of this rep wrote, or a
+# generous guess if it has not run.
+warm_size() {
+	cat "$work/size.$1.$2" 2>/dev/null || echo $((calls * $2 * 32 + 4194304))
+}
+
+# Bytes per call of the trace just written (first repetition only: the calls
+# are the same every time).
+trace_bytes() {
+	[ "$r" -eq 1 ] || return 0
+	case $c in
+	rec-*)
+		f=$(ls "${shmdir}"/rec.* "${diskwork}"/rec.* 2>/dev/null | head -n 1)
+		[ -n "$f" ] || { echo "$me: $c: no trace file was written" >&2; return 0; }
+		size=$(stat -c %s "$f")
+		[ "$c" = rec-shm ] && echo "$size" >"$work/size.rec.$t"
+		recs=$("$dump" --stats --json "$f" 2>/dev/null | grep -o '"records":[0-9]*' | head -n 1 | cut -d: -f2)
+		[ -n "$recs" ] || { echo "$me: $c: mtrace-dump cannot read $f" >&2; return 0; }
+		echo "$size $recs" | awk '{ printf "%.2f\n", $1 / $2 }' >"$work/b.$c.$t" ;;
+	floor-*)
+		[ "$c" = floor-shm ] && stat -c %s "$shmdir/floor" >"$work/size.floor.$t"
+		echo 32 >"$work/b.$c.$t" ;;
+	heaptrack | mtrace)
+		f=$(ls "$diskwork"/heaptrack.* "$diskwork"/mtrace.txt 2>/dev/null | head -n 1)
+		[ -n "$f" ] || { echo "$me: $c: no output file was written" >&2; return 0; }
+		echo "$(stat -c %s "$f") $1" | awk '{ printf "%.2f\n", $1 / $2 }' >"$work/b.$c.$t" ;;
+	esac
+}
+
+# callgrind instruction counts of the timed loop only (1 thread), a measure
+# that does not move with machine noise.  Writes $work/ir.C (per call).
+count_instructions() {
+	command -v valgrind >/dev/null || { echo "$me: no valgrind: no instruction counts" >&2; return 0; }
+	t=1
+	for c in untraced markers rec-shm floor-shm; do
+		available "$c" || continue
+		case $c in
+		untraced) set -- ;;
+		markers) set -- LD_PRELOAD="$mtlib" ;;
+		rec-shm) set -- LD_PRELOAD="$mtlib" MTRACE_CTL_FILE="$shmdir/rec" ;;
+		floor-shm) set -- LD_PRELOAD="$floorlib" FLOOR_FILE="$shmdir/floor" ;;
+		esac
+		go "$@" valgrind --tool=callgrind --toggle-collect=alloc_loop \
+			--callgrind-out-file="$work/cg.out" "$prog" --calls "$cg_calls" || continue
+		awk -v n="$cg_calls" '/^(summary|totals):/ { printf "%.1f\n", $2 / n; exit }' \
+			"$work/cg.out" >"$work/ir.$c"
+		rm -rf "$shmdir"/* "$work/cg.out"
+	done
+}

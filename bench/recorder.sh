@@ -1,0 +1,89 @@
+#!/bin/sh
+# recorder.sh - what recording malloc calls costs, measured side by side.
+#
+# Runs bench/alloc_heavy (a malloc-heavy program, 1 and 2 threads) untraced
+# and under every contender in one go: our interposer with its markers only,
+# our recorder (trace on pre-warmed tmpfs pages, fresh tmpfs pages, and kept
+# on disk), a bare 32-byte-per-call recorder as the floor (same three
+# places), heaptrack, and glibc's mtrace() through libc_malloc_debug.so.
+# Each contender runs --reps times, interleaved so that a drifting machine
+# hits them all alike, and the median of the program's own loop timing is
+# kept.  callgrind then counts instructions per call, a measure that noise
+# cannot move.  Last, the issue's targets are checked and printed as PASS or
+# MISS.  This is a benchmark, not a test: nothing here fails the build.
+#
+# Usage: bench/recorder.sh [--calls N] [--quick] [--reps N] [--builddir DIR]
+#                          [--disk-dir DIR]
+set -eu
+
+me=recorder.sh
+srcdir=$(cd "$(dirname "$0")/.." && pwd)
+calls=2000000
+reps=5
+cg_calls=200000
+builddir=
+diskdir=${TMPDIR_DISK:-/var/tmp}
+
+usage() {
+	cat <<EOF
+Usage: bench/recorder.sh [OPTION]...
+Times bench/alloc_heavy untraced and under each malloc tracer, 1 and 2 threads,
+and prints ns per call, ratio to untraced, added ns per call, bytes per call,
+then PASS or MISS for each recorder target.
+
+  --calls N       calls per thread in each timed run (default $calls)
+  --quick         about a minute: fewer calls and repetitions
+  --reps N        runs per contender; the median is kept (default $reps)
+  --builddir DIR  configured build tree to use (default: the source tree if
+                  it is configured, else \${TMPDIR:-/tmp}/mtk-bench-build)
+  --disk-dir DIR  where traces are kept on disk (default /var/tmp)
+  -h, --help      show this help
+EOF
+}
+
+die() { echo "$me: $*" >&2; exit 2; }
+
+number() {
+	case $2 in '' | *[!0-9]*) die "$1: '$2' is not a positive number" ;; esac
+	[ "$2" -gt 0 ] || die "$1: '$2' is not a positive number"
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--calls) [ $# -ge 2 ] || die "--calls needs a value"; number --calls "$2"; calls=$2; shift ;;
+	--reps) [ $# -ge 2 ] || die "--reps needs a value"; number --reps "$2"; reps=$2; shift ;;
+	--quick) calls=500000; reps=3; cg_calls=50000 ;;
+	--builddir) [ $# -ge 2 ] || die "--builddir needs a value"; builddir=$2; shift ;;
+	--disk-dir) [ $# -ge 2 ] || die "--disk-dir needs a value"; diskdir=$2; shift ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage >&2; die "unknown option '$1'" ;;
+	esac
+	shift
+done
+[ -d "$diskdir" ] && [ -w "$diskdir" ] || die "--disk-dir: '$diskdir' is not a writable directory"
+case $(stat -f -c %T "$diskdir") in
+tmpfs | ramfs) echo "$me: warning: $diskdir is in memory; pass --disk-dir on a real disk" >&2 ;;
+esac
+[ -d /dev/shm ] && [ -w /dev/shm ] || die "/dev/shm is not a writable tmpfs"
+
+. "$srcdir/bench/rec_run.sh"
+. "$srcdir/bench/rec_report.sh"
+
+"$srcdir/scripts/deps.sh" bench
+build_tree
+work=$(mktemp -d "${TMPDIR:-/tmp}/mtk-bench.XXXXXX")
+shmdir=$(mktemp -d /dev/shm/mtk-bench.XXXXXX)
+diskwork=$(mktemp -d "$diskdir/mtk-bench.XXXXXX")
+trap 'rm -rf "$work" "$shmdir" "$diskwork"' EXIT INT TERM
+
+describe_run
+for t in 1 2; do
+	for r in $(seq "$reps"); do
+		for c in $contenders; do
+			run_contender "$c" "$t" "$r"
+		done
+	done
+done
+count_instructions
+report
+check_targets
