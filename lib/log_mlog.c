@@ -84,7 +84,7 @@ static int parse_result(struct log_reader *r, struct mt_rec *rec, char **tok, si
 	const char *name = mt_call_name(rec->call);
 	uint64_t rc = 0;
 
-	if (n != (pm ? 3u : 2u) || strcmp(tok[0], "=") != 0)
+	if (n != (pm ? 3u : 2u))
 		return mt_log_error(r, "%s must end with '= PTR%s'", name, pm ? " RC" : "");
 	if (number(r, tok[1], "result", &rec->ptr_out) || (pm && number(r, tok[2], "rc", &rc)))
 		return -1;
@@ -98,6 +98,15 @@ static int parse_result(struct log_reader *r, struct mt_rec *rec, char **tok, si
 		rec->usable = mt_rec_requested(rec); /* the log does not say; assume no slack */
 	}
 	return 0;
+}
+
+/* Arguments run up to "=" (or the end of the line). */
+static size_t count_args(char **tok, size_t n)
+{
+	size_t i = 0;
+	while (i < n && strcmp(tok[i], "=") != 0)
+		i++;
+	return i;
 }
 
 int mt_mlog_parse_line(struct log_reader *r, char *line)
@@ -126,15 +135,17 @@ int mt_mlog_parse_line(struct log_reader *r, char *line)
 	if (tid == 0 || tid > UINT32_MAX)
 		return mt_log_error(r, "thread id %s out of range", tok[1]);
 
-	size_t nargs = strlen(arg_order[rec.call]);
-	size_t rest = n - 4;
+	size_t want = strlen(arg_order[rec.call]);
+	size_t nargs = count_args(tok + 4, n - 4);
 	int allocates = mt_call_allocates(rec.call);
-	if (rest < nargs || (!allocates && rest != nargs))
-		return mt_log_error(r, "%s takes %zu argument%s, got %zu", tok[3], nargs,
-				    nargs == 1 ? "" : "s", rest);
+	if (nargs != want)
+		return mt_log_error(r, "%s takes %zu argument%s, got %zu", tok[3], want,
+				    want == 1 ? "" : "s", nargs);
 	if (parse_args(r, &rec, tok + 4))
 		return -1;
-	if (allocates && parse_result(r, &rec, tok + 4 + nargs, rest - nargs))
+	if (!allocates && n > 4 + nargs)
+		return mt_log_error(r, "%s returns nothing, but the line has '= ...'", tok[3]);
+	if (allocates && parse_result(r, &rec, tok + 4 + nargs, n - 4 - nargs))
 		return -1;
 	return mt_log_push(r, (uint32_t)tid, &rec);
 }
