@@ -6,3 +6,8 @@ tests_conv_wlrt_SOURCES = tests/conv_wlrt.c
 tests_conv_wlrt_LDADD = lib/libmtformat.la
 TESTS += tests/t-conv-workload.sh
 EXTRA_DIST += tests/t-conv-workload.sh
+
+# Traces from readable scripts, for the converter tests' known answers.
+check_PROGRAMS += tests/conv_mktrace
+tests_conv_mktrace_SOURCES = tests/conv_mktrace.c
+tests_conv_mktrace_LDADD = lib/libmtformat.la

@@ -1,0 +1,58 @@
+/*
+ * addrmap.h - what trace2wl knows about each address the trace handed out.
+ *
+ * A trace names blocks by address; a workload by object index.  This map
+ * turns one into the other: for a live block its object, size and owner; for
+ * a freed one who freed it, so a second free can be reported as a double
+ * free.  Memory follows the number of live blocks, not the trace's length:
+ * freed entries are dropped whenever they outnumber live ones at a resize.
+ */
+#ifndef TRACE2WL_ADDRMAP_H
+#define TRACE2WL_ADDRMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum { AM_EMPTY = 0, AM_LIVE = 1, AM_FREED = 2 };
+
+struct am_entry {
+	uint64_t addr;  /* 0: empty slot (NULL is never stored) */
+	uint64_t obj;   /* live: object index; freed: tid that freed it */
+	uint64_t size;  /* live: requested bytes; freed: record number of the free */
+	uint64_t pos;   /* live: owner's stream length just after the allocation */
+	uint32_t owner; /* live: source thread that allocated it */
+	uint32_t state; /* AM_* */
+};
+
+struct addrmap {
+	struct am_entry *slots;
+	size_t mask;        /* slots - 1, a power of two minus one */
+	size_t used, live;  /* entries in use, and of those the live ones */
+};
+
+int am_init(struct addrmap *m);
+void am_free(struct addrmap *m);
+
+/* The entry for addr, or NULL. */
+static inline struct am_entry *am_find(const struct addrmap *m, uint64_t addr)
+{
+	/* Fibonacci hashing of the address without its alignment bits. */
+	size_t i = (size_t)(((addr >> 4) * 0x9e3779b97f4a7c15ull) >> 20) & m->mask;
+	for (;; i = (i + 1) & m->mask) {
+		struct am_entry *e = &m->slots[i];
+		if (e->addr == addr)
+			return e;
+		if (!e->addr)
+			return NULL;
+	}
+}
+
+/* The entry for addr, added (state AM_EMPTY) if missing; NULL when out of
+ * memory.  May move entries: earlier pointers are invalid afterwards. */
+struct am_entry *am_get(struct addrmap *m, uint64_t addr);
+
+/* State changes keep the live count right. */
+void am_set_live(struct addrmap *m, struct am_entry *e);
+void am_set_freed(struct addrmap *m, struct am_entry *e);
+
+#endif

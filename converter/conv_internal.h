@@ -1,0 +1,77 @@
+/*
+ * conv_internal.h - state shared by the converter's loop (convert.c), its
+ * causality repairs (park.c) and its output side (emit.c).
+ */
+#ifndef TRACE2WL_CONV_INTERNAL_H
+#define TRACE2WL_CONV_INTERNAL_H
+
+#include "addrmap.h"
+#include "convert.h"
+#include "workload.h"
+
+enum src_state { SRC_RUNNING, SRC_PARKED, SRC_DONE };
+
+/* How far a thread knows another thread's stream to have progressed. */
+struct known {
+	uint32_t thread;
+	uint64_t pos;
+};
+
+/* One traced thread: its input cursor and its output stream. */
+struct src {
+	struct mt_trace_cursor cur;
+	struct mt_rec head;       /* next record to convert */
+	uint64_t recno;           /* head's index in the thread */
+	uint64_t key;             /* heap order: head.ts, or a retry time */
+	uint32_t tid;
+	int state;                /* enum src_state */
+	int retried;              /* head is a free already held back once */
+	uint64_t park_addr;       /* SRC_PARKED: address it waits to see freed */
+
+	int wl;                   /* workload thread index, -1 before its first op */
+	uint64_t ops;             /* ops in its stream so far */
+	uint64_t last_ts;         /* of its previous call, for timing deltas */
+	uint64_t sig_id, sig_pos; /* last SIGNAL and the stream length after it */
+	int has_sig;
+	struct known *known;      /* sparse: threads it has waited on */
+	size_t nknown, cap_known;
+};
+
+struct conv {
+	struct mt_trace *t;
+	const char *in_name, *out_name;
+	struct mt_error *e;
+	struct mt_wl_writer *w;
+	int timing;
+	uint64_t ts_freq, start_ts, skew;
+
+	struct src *src;
+	size_t nsrc;
+	uint32_t *heap;           /* running threads by key */
+	size_t nheap;
+	uint32_t *parked;         /* threads waiting on an address */
+	size_t nparked;
+
+	struct addrmap map;
+	int last_caller;          /* source thread of the last call written, -1 */
+	uint64_t live_bytes;
+	struct conv_result res;
+	uint64_t warned;          /* lines printed about damage, capped */
+};
+
+/* emit.c */
+int emit_call(struct conv *c, uint32_t s, const struct mt_op *op, uint64_t ts);
+int emit_handoff(struct conv *c, uint32_t s, const struct am_entry *obj);
+
+/* heap.c */
+void heap_push(struct conv *c, uint32_t s);
+void heap_fix_top(struct conv *c);
+void heap_pop(struct conv *c);
+
+/* park.c */
+void park_on_address(struct conv *c, uint32_t s, uint64_t addr);
+void unpark_address(struct conv *c, uint64_t addr);
+void break_cycle(struct conv *c);
+void conv_warn(struct conv *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,298 @@
+/*
+ * convert.c - the conversion loop: merge the threads of a trace by time,
+ * map addresses to objects, and write each call into its thread's stream.
+ *
+ * Each record is handled once, in an order that is the timestamp order
+ * except where causality overrules it (park.c): a block is freed after its
+ * allocation, and an address is handed out again only after its free.  Per
+ * record the cost is one decode, one hash probe or two, one encode and a
+ * sift of the heap's top; nothing is allocated on the way.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "conv_internal.h"
+
+/* How long an unexplained free waits for an allocation that another thread's
+ * skewed clock may still be holding back: 1 ms of trace time. */
+#define SKEW_DIVISOR 1000
+
+enum step { STEP_DONE, STEP_PARKED, STEP_RETRY };
+
+/* Reads s's next record into head; 0 at the end, -1 on a corrupt record. */
+static int advance(struct conv *c, uint32_t s)
+{
+	struct src *x = &c->src[s];
+	int rc = mt_trace_cursor_next(&x->cur, &x->head, &x->recno, c->e);
+	if (rc > 0) {
+		x->key = x->head.ts;
+		x->retried = 0;
+		c->res.records++;
+	} else if (rc == 0) {
+		x->state = SRC_DONE;
+	}
+	return rc;
+}
+
+static void report_bad_free(struct conv *c, const struct src *x, const struct am_entry *e)
+{
+	if (!e) {
+		c->res.unknown_frees++;
+		return;
+	}
+	c->res.double_frees++;
+	conv_warn(c, "double free of 0x%" PRIx64 " at record %" PRIu32 ":%" PRIu64
+		  " (freed at %" PRIu64 ":%" PRIu64 ")", e->addr, x->tid, x->recno, e->obj, e->size);
+}
+
+static void fill_op(struct mt_op *op, const struct mt_rec *r)
+{
+	*op = (struct mt_op){
+		.code = r->call,
+		.flags = (r->flags & MT_RF_NULL_OUT ? MT_OPF_NULL_OUT : 0) |
+			 (r->flags & MT_RF_NULL_IN ? MT_OPF_NULL_IN : 0),
+		.align = r->align,
+		.nmemb = r->nmemb,
+		.size = r->size,
+	};
+}
+
+static int release(struct conv *c, struct src *x, struct am_entry *e, int wake)
+{
+	c->live_bytes -= e->size;
+	e->obj = x->tid;
+	e->size = x->recno;
+	am_set_freed(&c->map, e);
+	if (wake && c->nparked)
+		unpark_address(c, e->addr);
+	return 0;
+}
+
+static int take(struct conv *c, uint32_t s, uint64_t addr, uint64_t obj, uint64_t bytes)
+{
+	struct am_entry *e = am_get(&c->map, addr);
+	if (!e)
+		return mt_error_set(c->e, c->out_name, "out of memory for %zu live blocks",
+				    c->map.live);
+	e->obj = obj;
+	e->size = bytes;
+	e->owner = s;
+	e->pos = c->src[s].ops;
+	am_set_live(&c->map, e);
+	c->live_bytes += bytes;
+	if (c->live_bytes > c->res.ideal_peak)
+		c->res.ideal_peak = c->live_bytes;
+	return 0;
+}
+
+/* Converts s's head record, or says why it must wait. */
+static int step(struct conv *c, uint32_t s, enum step *how)
+{
+	struct src *x = &c->src[s];
+	const struct mt_rec *r = &x->head;
+	int in = mt_call_has_in(r->call) && !(r->flags & MT_RF_NULL_IN);
+	int out = mt_call_allocates(r->call) && !(r->flags & MT_RF_NULL_OUT);
+	struct am_entry *old = NULL;
+	struct mt_op op;
+
+	*how = STEP_DONE;
+	if (r->call == MT_CALL_EVENT) {
+		c->res.events++;
+		return 0;
+	}
+	fill_op(&op, r);
+	if (in) {
+		old = am_find(&c->map, r->ptr_in);
+		if (!old || old->state != AM_LIVE) {
+			if (!x->retried) {
+				*how = STEP_RETRY;
+				return 0;
+			}
+			report_bad_free(c, x, old);
+			if (!mt_call_allocates(r->call))
+				return 0;
+			op.flags |= MT_OPF_NULL_IN; /* realloc of an unknown block: a fresh one */
+			in = 0;
+			old = NULL;
+		}
+	}
+	if (out && !(in && r->ptr_out == r->ptr_in)) {
+		struct am_entry *busy = am_find(&c->map, r->ptr_out);
+		if (busy && busy->state == AM_LIVE) {
+			park_on_address(c, s, r->ptr_out);
+			*how = STEP_PARKED;
+			return 0;
+		}
+	}
+	if (in) {
+		op.old_obj = old->obj;
+		if (emit_handoff(c, s, old) < 0)
+			return -1;
+	}
+	if (out)
+		op.new_obj = ++c->res.objects;
+	if (emit_call(c, s, &op, r->ts) < 0)
+		return -1;
+	if (in && mt_op_releases_old(&op))
+		release(c, x, old, !(out && r->ptr_out == r->ptr_in));
+	if (out)
+		return take(c, s, r->ptr_out, op.new_obj, mt_rec_requested(r));
+	return 0;
+}
+
+/* ---- progress ---- */
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+struct progress {
+	uint64_t total, next_check;
+	double start, last;
+};
+
+static void progress_tick(struct progress *p, uint64_t done)
+{
+	double t = now();
+	p->next_check = done + (1u << 20);
+	if (t - p->last < 1.0)
+		return;
+	p->last = t;
+	double rate = done / (t - p->start);
+	double eta = rate > 0 && p->total > done ? (p->total - done) / rate : 0;
+	fprintf(stderr, "trace2wl: %5.1f%% (%" PRIu64 " of %" PRIu64 " records), %.1f M/s, ETA %.0f s\n",
+		p->total ? 100.0 * done / p->total : 100.0, done, p->total, rate / 1e6, eta);
+}
+
+/* ---- the loop ---- */
+
+static int run(struct conv *c, int show_progress)
+{
+	struct progress p = { .start = now(), .last = now(), .next_check = 1u << 20 };
+	for (size_t s = 0; s < c->nsrc; s++)
+		p.total += mt_trace_thread_records(c->t, s);
+
+	for (;;) {
+		if (!c->nheap) {
+			if (!c->nparked)
+				return 0;
+			break_cycle(c);
+			continue;
+		}
+		uint32_t s = c->heap[0];
+		struct src *x = &c->src[s];
+		enum step how;
+		if (step(c, s, &how) < 0)
+			return -1;
+		if (how == STEP_PARKED) {
+			heap_pop(c);
+			continue;
+		}
+		if (how == STEP_RETRY) {
+			x->retried = 1;
+			x->key = x->head.ts + c->skew < x->head.ts ? UINT64_MAX : x->head.ts + c->skew;
+			heap_fix_top(c);
+			continue;
+		}
+		int rc = advance(c, s);
+		if (rc < 0)
+			return -1;
+		if (rc == 0)
+			heap_pop(c);
+		else
+			heap_fix_top(c);
+		if (show_progress && c->res.records >= p.next_check)
+			progress_tick(&p, c->res.records);
+	}
+}
+
+static int setup(struct conv *c, const struct conv_opts *o)
+{
+	const struct mt_trace_info *in = mt_trace_get_info(c->t);
+	c->nsrc = mt_trace_threads(c->t);
+	c->ts_freq = in->ts_freq ? in->ts_freq : 1000000000u;
+	c->start_ts = in->start_ts;
+	c->skew = c->ts_freq / SKEW_DIVISOR;
+	c->last_caller = -1;
+	c->src = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->src);
+	c->heap = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->heap);
+	c->parked = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->parked);
+	if (!c->src || !c->heap || !c->parked || am_init(&c->map) < 0)
+		return mt_error_set(c->e, c->in_name, "out of memory for %zu threads", c->nsrc);
+	for (size_t s = 0; s < c->nsrc; s++) {
+		struct src *x = &c->src[s];
+		x->tid = mt_trace_thread_tid(c->t, s);
+		x->wl = -1;
+		x->last_ts = c->start_ts;
+		mt_trace_cursor_init(&x->cur, c->t, s);
+		int rc = advance(c, (uint32_t)s);
+		if (rc < 0)
+			return -1;
+		if (rc > 0)
+			heap_push(c, (uint32_t)s);
+	}
+	c->w = mt_wl_writer_open(o->output, o->overwrite, o->timing, in->ptr_size, c->e);
+	return c->w ? 0 : -1;
+}
+
+static int finish(struct conv *c)
+{
+	const struct mt_trace_info *in = mt_trace_get_info(c->t);
+	struct mt_wl_info tot = {
+		.endian = in->endian,
+		.objects = c->res.objects,
+		.syncs = c->res.syncs,
+		.unknown_frees = c->res.unknown_frees,
+		.double_frees = c->res.double_frees,
+		.source_records = c->res.records,
+		.ideal_peak = c->res.ideal_peak,
+	};
+	struct mt_wl_writer *w = c->w;
+	c->w = NULL;
+	if (mt_wl_writer_finish(w, &tot, c->e) < 0)
+		return -1;
+	struct stat st;
+	c->res.bytes = stat(c->out_name, &st) == 0 ? (uint64_t)st.st_size : 0;
+	c->res.never_freed = c->map.live;
+	return 0;
+}
+
+static void cleanup(struct conv *c)
+{
+	mt_wl_writer_abort(c->w);
+	for (size_t s = 0; c->src && s < c->nsrc; s++)
+		free(c->src[s].known);
+	free(c->src);
+	free(c->heap);
+	free(c->parked);
+	am_free(&c->map);
+}
+
+int convert(struct mt_trace *t, const struct conv_opts *opts, struct conv_result *res,
+	    struct mt_error *e)
+{
+	struct conv c = {
+		.t = t,
+		.in_name = opts->input_name,
+		.out_name = opts->output,
+		.e = e,
+		.timing = opts->timing,
+	};
+	int rc = setup(&c, opts);
+	if (rc == 0)
+		rc = run(&c, opts->progress);
+	if (rc == 0)
+		rc = finish(&c);
+	*res = c.res;
+	cleanup(&c);
+	return rc;
+}

@@ -1,0 +1,37 @@
+/*
+ * convert.h - turn an opened trace into a workload file (the engine of
+ * trace2wl; main.c only parses options and prints the result).
+ */
+#ifndef TRACE2WL_CONVERT_H
+#define TRACE2WL_CONVERT_H
+
+#include <stdint.h>
+
+#include "mt_error.h"
+#include "trace.h"
+
+struct conv_opts {
+	const char *input_name; /* for messages: the user's name, not a temporary one */
+	const char *output;
+	int overwrite;
+	int timing;     /* keep per-op ns deltas */
+	int progress;   /* progress with ETA on stderr */
+};
+
+struct conv_result {
+	uint32_t threads;      /* workload threads (those with at least one op) */
+	uint64_t calls;        /* call ops written, sync ops not counted */
+	uint64_t ops;          /* all ops */
+	uint64_t records;      /* trace records read, events included */
+	uint64_t events;       /* allocator events skipped */
+	uint64_t objects, syncs, never_freed;
+	uint64_t unknown_frees, double_frees, cycles_broken;
+	uint64_t ideal_peak;
+	uint64_t bytes;        /* size of the workload file */
+};
+
+/* Converts t into opts->output.  0, or -1 with e set and no output left. */
+int convert(struct mt_trace *t, const struct conv_opts *opts, struct conv_result *res,
+	    struct mt_error *e);
+
+#endif

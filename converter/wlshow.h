@@ -1,0 +1,17 @@
+/*
+ * wlshow.h - trace2wl's views of an existing workload: --stats and --dump.
+ */
+#ifndef TRACE2WL_WLSHOW_H
+#define TRACE2WL_WLSHOW_H
+
+#include <stdio.h>
+
+#include "workload.h"
+
+/* s as a JSON string literal (the summary line's --json uses it too). */
+void json_string(FILE *out, const char *s);
+void wl_print_stats(FILE *out, const struct mt_wl *w, uint64_t bytes, int json);
+/* One line per op, thread by thread; -1 with e set if a stream does not decode. */
+int wl_print_dump(FILE *out, const struct mt_wl *w, struct mt_error *e);
+
+#endif
