@@ -51,6 +51,8 @@ struct conv {
 	size_t nheap;
 	uint32_t *parked;         /* threads waiting on an address */
 	size_t nparked;
+	uint32_t *woken;          /* unparked, to rejoin the heap after this step */
+	size_t nwoken;
 
 	struct addrmap map;
 	int last_caller;          /* source thread of the last call written, -1 */

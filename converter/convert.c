@@ -175,13 +175,19 @@ static void progress_tick(struct progress *p, uint64_t done)
 
 /* ---- the loop ---- */
 
+static void rejoin(struct conv *c)
+{
+	while (c->nwoken)
+		heap_push(c, c->woken[--c->nwoken]);
+}
+
 static int run(struct conv *c, int show_progress)
 {
 	struct progress p = { .start = now(), .last = now(), .next_check = 1u << 20 };
 	for (size_t s = 0; s < c->nsrc; s++)
 		p.total += mt_trace_thread_records(c->t, s);
 
-	for (;;) {
+	for (;; rejoin(c)) {
 		if (!c->nheap) {
 			if (!c->nparked)
 				return 0;
@@ -226,7 +232,8 @@ static int setup(struct conv *c, const struct conv_opts *o)
 	c->src = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->src);
 	c->heap = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->heap);
 	c->parked = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->parked);
-	if (!c->src || !c->heap || !c->parked || am_init(&c->map) < 0)
+	c->woken = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->woken);
+	if (!c->src || !c->heap || !c->parked || !c->woken || am_init(&c->map) < 0)
 		return mt_error_set(c->e, c->in_name, "out of memory for %zu threads", c->nsrc);
 	for (size_t s = 0; s < c->nsrc; s++) {
 		struct src *x = &c->src[s];
@@ -274,6 +281,7 @@ static void cleanup(struct conv *c)
 	free(c->src);
 	free(c->heap);
 	free(c->parked);
+	free(c->woken);
 	am_free(&c->map);
 }
 

@@ -11,3 +11,7 @@ EXTRA_DIST += tests/t-conv-workload.sh
 check_PROGRAMS += tests/conv_mktrace
 tests_conv_mktrace_SOURCES = tests/conv_mktrace.c
 tests_conv_mktrace_LDADD = lib/libmtformat.la
+
+# trace2wl on scripted traces with known workloads.
+TESTS += tests/t-conv-causality.sh tests/t-conv-calls.sh tests/t-conv-frees.sh
+EXTRA_DIST += tests/t-conv-causality.sh tests/t-conv-calls.sh tests/t-conv-frees.sh

@@ -1,0 +1,50 @@
+#!/bin/sh
+# t-conv-frees.sh - frees trace2wl cannot pair with an allocation: blocks
+# allocated before recording began (unknown frees) are counted and dropped;
+# double frees are counted, dropped and reported with both record numbers,
+# at most ten lines of them; a realloc of an unknown block becomes a fresh
+# allocation.
+. "$top_srcdir/tests/lib.sh"
+
+"$top_builddir/tests/conv_mktrace" frees.mtrace <<'S' || fail "conv_mktrace"
+1 100 free 0x7000
+1 110 malloc 16 = 0x1000
+1 120 free 0x1000
+1 130 free 0x1000
+2 140 realloc 0x8000 64 = 0x2000
+2 150 free_sized 0x9000 8
+2 160 free 0x2000
+S
+trace2wl frees.wl frees.mtrace >sum 2>err || fail "trace2wl: $(cat err)"
+expect_eq summary "trace2wl: 2 threads, 4 calls, 0 blocks never freed, 3 unknown frees, 1 double free -> frees.wl (334 bytes, 83.5 B/call)" "$(cat sum)"
+expect_eq report "trace2wl: frees.mtrace: double free of 0x1000 at record 1:3 (freed at 1:2)" "$(cat err)"
+trace2wl --dump frees.wl >dump || fail "--dump"
+cat >want <<'D'
+# thread 0 tid 1, 3 ops
+1  malloc(16) = #1
+1  free(#1)
+1  signal 0
+# thread 1 tid 2, 3 ops
+2  wait 0
+2  realloc(NULL, 64) = #2
+2  free(#2)
+D
+diff -u want dump >&2 || fail "workload differs"
+trace2wl --stats --json frees.wl | grep -qF '"unknown_frees":3,"double_frees":1' ||
+	fail "header does not count the dropped frees"
+
+# Twelve double frees: all counted, ten reported, then one line saying so.
+i=0
+{
+	while [ $i -lt 12 ]; do
+		echo "1 $((1000 + 3 * i)) malloc 8 = 0x$((5000 + i))"
+		echo "1 $((1001 + 3 * i)) free 0x$((5000 + i))"
+		echo "1 $((1002 + 3 * i)) free 0x$((5000 + i))"
+		i=$((i + 1))
+	done
+} | "$top_builddir/tests/conv_mktrace" many.mtrace || fail "conv_mktrace"
+trace2wl many.wl many.mtrace >sum 2>err || fail "trace2wl: $(cat err)"
+grep -q ", 12 double frees ->" sum || fail "summary does not count 12 double frees: $(cat sum)"
+expect_eq "report lines" 11 "$(wc -l <err)"
+tail -n 1 err | grep -q "further problems are counted, not printed" || fail "no notice of the cap"
+pass
