@@ -13,5 +13,5 @@ tests_conv_mktrace_SOURCES = tests/conv_mktrace.c
 tests_conv_mktrace_LDADD = lib/libmtformat.la
 
 # trace2wl on scripted traces with known workloads.
-TESTS += tests/t-conv-causality.sh tests/t-conv-calls.sh tests/t-conv-frees.sh
-EXTRA_DIST += tests/t-conv-causality.sh tests/t-conv-calls.sh tests/t-conv-frees.sh
+TESTS += tests/t-conv-causality.sh tests/t-conv-calls.sh tests/t-conv-frees.sh tests/t-conv-bad.sh
+EXTRA_DIST += tests/t-conv-causality.sh tests/t-conv-calls.sh tests/t-conv-frees.sh tests/t-conv-bad.sh

@@ -1,0 +1,94 @@
+#!/bin/sh
+# t-conv-bad.sh - trace2wl on input and output it cannot use: each is one
+# line naming the file and the fault, a non-zero exit, no crash, and no
+# workload (nor temporary file) left behind.  A truncated trace is the
+# exception: its complete part is converted, with a warning giving the
+# offset.  Also: standard input, pipes, and text logs as input.
+. "$top_srcdir/tests/lib.sh"
+
+# 3000 malloc/free pairs: more than one window, so a cut falls inside one.
+i=0
+while [ $i -lt 3000 ]; do
+	echo "1 $((100 + 2 * i)) malloc 100 = $((4096 + 16 * i))"
+	echo "1 $((101 + 2 * i)) free $((4096 + 16 * i))"
+	i=$((i + 1))
+done | "$top_builddir/tests/conv_mktrace" good.mtrace || fail "conv_mktrace"
+
+# no_output NAME: neither NAME nor a temporary file of it exists.
+no_output() {
+	for f in "$1" "$1".*; do
+		[ ! -e "$f" ] || fail "$f left behind after a failed conversion"
+	done
+}
+
+# poke FILE OFFSET OCTAL-BYTES: overwrite bytes in place.
+poke() {
+	printf "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+
+echo "hello, world" >text.txt
+expect_fail_with '^trace2wl: text\.txt: not an mtrace trace' trace2wl out.wl text.txt
+no_output out.wl
+: >empty
+expect_fail_with '^trace2wl: empty: empty file' trace2wl out.wl empty
+expect_fail_with '^trace2wl: missing: cannot open' trace2wl out.wl missing
+no_output out.wl
+
+cp good.mtrace newer.mtrace
+poke newer.mtrace 8 '\002'
+expect_fail_with '^trace2wl: newer\.mtrace: .*version 2 is newer' trace2wl out.wl newer.mtrace
+no_output out.wl
+
+cp good.mtrace window.mtrace
+poke window.mtrace $((4096 + 12)) '\105\043\001\000' # window size not a multiple of 4096
+expect_fail_with '^trace2wl: window\.mtrace: offset 4096: corrupt window header' \
+	trace2wl out.wl window.mtrace
+no_output out.wl
+
+cp good.mtrace record.mtrace
+poke record.mtrace 4400 '\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377'
+expect_fail_with '^trace2wl: record\.mtrace: offset [0-9]+: record 1:[0-9]+ does not decode' \
+	trace2wl out.wl record.mtrace
+no_output out.wl
+
+expect_fail_with '^trace2wl: nodir/out\.wl: cannot create' trace2wl nodir/out.wl good.mtrace
+
+# An existing workload is kept unless -f.
+echo precious >exists.wl
+expect_fail_with '^trace2wl: exists\.wl: already exists' trace2wl exists.wl good.mtrace
+expect_eq "refused output untouched" precious "$(cat exists.wl)"
+no_output exists.wl.tmp
+trace2wl -f exists.wl good.mtrace >/dev/null || fail "-f did not overwrite"
+trace2wl --stats exists.wl >/dev/null || fail "-f output is not a workload"
+
+# A cut trace: the complete part converts, and the warning gives the offset.
+head -c 20000 good.mtrace >cut.mtrace
+trace2wl cut.wl cut.mtrace >sum 2>err || fail "cut trace not converted: $(cat err)"
+expect_eq "warning lines" 1 "$(wc -l <err)"
+grep -q '^trace2wl: warning: cut\.mtrace: truncated at offset 20000' err ||
+	fail "no truncation warning with the offset: $(cat err)"
+calls=$(sed -n 's/.* thread, \([0-9]*\) calls,.*/\1/p' sum)
+[ "$calls" -gt 1000 ] && [ "$calls" -lt 6000 ] || fail "cut trace gave $calls calls: $(cat sum)"
+
+# Standard input, as a file and as a pipe, converts like the file itself.
+trace2wl whole.wl good.mtrace | sed 's/ -> .*//' >want
+trace2wl redirected.wl - <good.mtrace | sed 's/ -> .*//' >got || fail "stdin from a file"
+diff want got >&2 || fail "stdin (file) converts differently"
+cat good.mtrace | trace2wl piped.wl - | sed 's/ -> .*//' >got || fail "stdin from a pipe"
+diff want got >&2 || fail "stdin (pipe) converts differently"
+cmp -s whole.wl piped.wl || fail "piped input gave a different workload"
+
+# A glibc MALLOC_TRACE log converts through lib/'s log import.
+printf '= Start\n@ ./prog:[0x4005d6] + 0x602010 0x10\n@ ./prog:[0x4005e4] + 0x602030 0x20\n@ ./prog:[0x4005e4] - 0x602010\n= End\n' >glibc.log
+trace2wl glibc.wl glibc.log >sum || fail "MALLOC_TRACE log not converted"
+trace2wl --dump glibc.wl | grep -v '^#' >dump
+printf '1  malloc(16) = #1\n1  malloc(32) = #2\n1  free(#1)\n' >want
+diff -u want dump >&2 || fail "MALLOC_TRACE log converted wrongly"
+
+# Usage errors exit 2; a workload given to --stats must be one.
+set +e
+trace2wl only-one-arg >/dev/null 2>&1
+expect_eq "usage exit" 2 $?
+set -e
+expect_fail_with '^trace2wl: good\.mtrace: not a workload' trace2wl --stats good.mtrace
+pass
