@@ -1,1 +1,38 @@
-# sdt/local.mk - build rules for sdt/, included by the top Makefile.am.
+# sdt/local.mk - the interposer, its SDT markers and the recorder.
+#
+# The code is built once, as a PIC convenience library, and linked whole
+# into both libraries: libmtracectl.so must itself define malloc (a library
+# it merely depended on would come after libc in the lookup scope).
+noinst_LTLIBRARIES += sdt/libmtinterpose.la
+sdt_libmtinterpose_la_SOURCES = \
+	sdt/interpose.c sdt/glibc_events.h \
+	sdt/next_alloc.c sdt/next_compat.c sdt/next_alloc.h \
+	sdt/recorder.c sdt/recorder.h \
+	sdt/rec_thread.c sdt/rec_thread.h \
+	sdt/rec_file.c sdt/rec_file.h \
+	sdt/rec_config.c sdt/rec_config.h \
+	sdt/rec_text.c sdt/rec_text.h sdt/rec_clock.h \
+	sdt/api.c sdt/exec.c
+# Only the malloc family and mtrace_* are exported; the rest stays internal
+# (direct calls, no PLT, on the per-call path).
+sdt_libmtinterpose_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -O2
+sdt_libmtinterpose_la_LIBADD = lib/libmtcore.la
+
+# nodelete: a dlclose must not unmap code that thread-exit and fork handlers
+# still point to.  Only the interposed functions and the API are exported.
+MT_LIB_LDFLAGS = -Wl,-z,nodelete -no-undefined \
+	-export-symbols-regex '^(mtrace_[a-z]+|malloc|malloc_usable_size|free|free_sized|free_aligned_sized|calloc|realloc|reallocarray|memalign|posix_memalign|aligned_alloc|valloc|pvalloc|exec[lv]p?e?|fexecve)$$' 
+
+lib_LTLIBRARIES += sdt/libmtrace.la sdt/libmtracectl.la
+include_HEADERS += sdt/mtrace.h
+
+sdt_libmtrace_la_SOURCES = sdt/autostart.c
+sdt_libmtrace_la_LIBADD = sdt/libmtinterpose.la $(LIBS)
+sdt_libmtrace_la_LDFLAGS = $(AM_LDFLAGS) $(MT_LIB_LDFLAGS) -version-info 0:0:0
+
+sdt_libmtracectl_la_SOURCES = sdt/autostart.c
+sdt_libmtracectl_la_CPPFLAGS = $(AM_CPPFLAGS) -DMT_ALWAYS_START
+sdt_libmtracectl_la_LIBADD = sdt/libmtinterpose.la $(LIBS)
+sdt_libmtracectl_la_LDFLAGS = $(AM_LDFLAGS) $(MT_LIB_LDFLAGS) -module -avoid-version
+
+dist_man3_MANS += docs/libmtrace.3

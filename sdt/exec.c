@@ -1,0 +1,119 @@
+/*
+ * exec.c - finish the trace before the process image is replaced.
+ *
+ * exec runs no destructors, so without this every program that execs
+ * (shell wrappers, env, pyenv shims...) would leave a trace whose header
+ * was never completed and whose windows were never closed.  Each exec
+ * function stops the recording first; the new image starts its own file
+ * (PREFIX.PID.2...) from its constructor.  If exec fails, recording
+ * resumes into a new file.  glibc's exec functions call each other
+ * internally, not through the PLT, so each is wrapped.
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <unistd.h>
+
+#include "recorder.h"
+
+#define MT_EXPORT __attribute__((visibility("default")))
+
+extern char **environ;
+
+typedef int execve_fn(const char *, char *const[], char *const[]);
+typedef int execvpe_fn(const char *, char *const[], char *const[]);
+typedef int fexecve_fn(int, char *const[], char *const[]);
+
+static void *next(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+MT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	int was = mt_recorder_exec_begin();
+	int rc = ((execve_fn *)next("execve"))(path, argv, envp);
+	mt_recorder_exec_failed(was);
+	return rc;
+}
+
+MT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	int was = mt_recorder_exec_begin();
+	int rc = ((execvpe_fn *)next("execvpe"))(file, argv, envp);
+	mt_recorder_exec_failed(was);
+	return rc;
+}
+
+MT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	int was = mt_recorder_exec_begin();
+	int rc = ((fexecve_fn *)next("fexecve"))(fd, argv, envp);
+	mt_recorder_exec_failed(was);
+	return rc;
+}
+
+MT_EXPORT int execv(const char *path, char *const argv[])
+{
+	return execve(path, argv, environ);
+}
+
+MT_EXPORT int execvp(const char *file, char *const argv[])
+{
+	return execvpe(file, argv, environ);
+}
+
+/* The list forms: count the arguments, then build argv on the stack. */
+static size_t count_args(va_list ap)
+{
+	va_list c;
+	size_t n = 1;
+	va_copy(c, ap);
+	while (va_arg(c, char *))
+		n++;
+	va_end(c);
+	return n;
+}
+
+/* argv[0..n], the last being the terminating NULL. */
+static void fill_args(char **argv, const char *arg0, size_t n, va_list *ap)
+{
+	argv[0] = (char *)arg0;
+	for (size_t i = 1; i <= n; i++)
+		argv[i] = va_arg(*ap, char *);
+}
+
+MT_EXPORT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	size_t n = count_args(ap);
+	char *argv[n + 1];
+	fill_args(argv, arg, n, &ap);
+	va_end(ap);
+	return execve(path, argv, environ);
+}
+
+MT_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	size_t n = count_args(ap);
+	char *argv[n + 1];
+	fill_args(argv, arg, n, &ap);
+	va_end(ap);
+	return execvpe(file, argv, environ);
+}
+
+MT_EXPORT int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	size_t n = count_args(ap);
+	char *argv[n + 1];
+	fill_args(argv, arg, n, &ap);
+	char *const *envp = va_arg(ap, char *const *);
+	va_end(ap);
+	return execve(path, argv, envp);
+}

@@ -1,0 +1,84 @@
+/*
+ * rec_config.c - see rec_config.h.  Runs in library constructors and in
+ * mtrace_start, so it uses only getenv/unsetenv (no allocation) and the
+ * stdio-free messages of rec_text.h.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rec_config.h"
+#include "rec_text.h"
+
+static void load_quiet(void)
+{
+	const char *v = getenv("MTRACE_CTL_QUIET");
+	mt_quiet = 0;
+	if (!v || strcmp(v, "0") == 0)
+		return;
+	if (strcmp(v, "1") == 0) {
+		mt_quiet = 1;
+		return;
+	}
+	mt_say(MT_SAY_ERROR, "MTRACE_CTL_QUIET must be 0 or 1, not '", v, "'; messages stay on",
+	       NULL);
+}
+
+/* Returns 1 when the prefix is the user's, 0 for the default. */
+static int load_prefix(struct mt_config *c)
+{
+	const char *v = getenv("MTRACE_CTL_FILE");
+	if (v && !*v) {
+		mt_say(MT_SAY_ERROR, "MTRACE_CTL_FILE is empty; using ", MT_DEFAULT_PREFIX, NULL);
+		v = NULL;
+	} else if (v && strlen(v) >= MT_PREFIX_MAX) {
+		mt_say(MT_SAY_ERROR, "MTRACE_CTL_FILE is too long; using ", MT_DEFAULT_PREFIX, NULL);
+		v = NULL;
+	}
+	strcpy(c->prefix, v ? v : MT_DEFAULT_PREFIX);
+	return v != NULL;
+}
+
+/* Decimal pid, or 0 when s is not one. */
+static pid_t parse_pid(const char *s)
+{
+	long v = 0;
+	if (!*s)
+		return 0;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > 100000000)
+			return 0;
+		v = v * 10 + (*s - '0');
+	}
+	return (pid_t)v;
+}
+
+static void load_exact(struct mt_config *c, int user_prefix)
+{
+	const char *v = getenv("MTRACE_RECORD_PID");
+	c->exact = 0;
+	if (!v)
+		return;
+	pid_t pid = parse_pid(v);
+	if (!pid) {
+		mt_say(MT_SAY_ERROR, "MTRACE_RECORD_PID must be a process id, not '", v,
+		       "'; ignored", NULL);
+		unsetenv("MTRACE_RECORD_PID");
+		return;
+	}
+	if (pid != getpid())
+		return; /* meant for another process: a child gets PREFIX.PID */
+	if (user_prefix)
+		c->exact = 1;
+	else
+		mt_say(MT_SAY_ERROR, "MTRACE_RECORD_PID needs a valid MTRACE_CTL_FILE; ignored", NULL);
+	unsetenv("MTRACE_RECORD_PID");
+}
+
+void mt_config_load(struct mt_config *c)
+{
+	load_quiet();
+	load_exact(c, load_prefix(c));
+}

@@ -1,0 +1,43 @@
+/*
+ * rec_file.h - the trace file of one recording: its name, its header and
+ * the space that windows are cut from.  Used by the recorder with its lock
+ * held; nothing here allocates.
+ */
+#ifndef MT_REC_FILE_H
+#define MT_REC_FILE_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "trace.h"
+
+struct mt_file {
+	int fd;                   /* -1 when no file is open */
+	char path[PATH_MAX];
+	uint64_t next;            /* first free offset: the next window goes here */
+	uint64_t records;         /* records in windows closed so far */
+	uint64_t windows;         /* windows claimed */
+	uint64_t dropped;         /* calls that could not be recorded */
+	struct mt_trace_info info;
+};
+
+/*
+ * Creates the trace file: exactly `name` (truncated) when exact, else
+ * name.PID, or name.PID.2, .3... when that exists (an earlier image of the
+ * same process, or an earlier mtrace_reset).  Writes the header.  Returns 0,
+ * or -1 after printing one line on stderr.
+ */
+int mt_file_open(struct mt_file *f, const char *name, int exact, pid_t pid);
+
+/* Reserves size bytes on disk for a new window; 0 with *off set, or -1
+ * after printing why (disk full...). */
+int mt_file_claim(struct mt_file *f, uint32_t size, uint64_t *off);
+
+/* Rewrites the header with the current totals; `closed` also stamps the
+ * end and marks the trace complete. */
+void mt_file_update(struct mt_file *f, uint64_t records, int closed);
+
+void mt_file_close(struct mt_file *f);
+
+#endif

@@ -1,0 +1,72 @@
+/*
+ * rec_thread.h - each thread's windows of the trace file.
+ *
+ * A thread writes its records into a window of the file that only it
+ * touches, mapped MAP_SHARED so the records sit in the page cache the
+ * moment they are written (and survive kill -9).  The per-call state lives
+ * in struct mt_tls (initial-exec TLS, no lookup); the state other threads
+ * must reach - to close every window when recording stops - lives in a
+ * struct mt_slot, kept in a pool that is never freed, so a thread that dies
+ * without telling us leaves nothing dangling.
+ *
+ * Everything here except the TLS itself is used with the recorder lock held.
+ */
+#ifndef MT_REC_THREAD_H
+#define MT_REC_THREAD_H
+
+#include <stdint.h>
+
+#include "rec_file.h"
+#include "trace_codec.h"
+
+struct mt_slot {
+	uint8_t *base;        /* the mapped window, NULL when none */
+	uint32_t size;
+	uint32_t seq;         /* the window's sequence number in this file */
+	uint64_t base_ts;
+	uint64_t first_rec;   /* records of this thread before the window */
+	unsigned epoch;       /* recording the window belongs to */
+	uint32_t tid;
+	uint8_t open;         /* header not yet closed (by the owner or by stop) */
+	uint8_t in_use;
+};
+
+struct mt_tls {
+	uint8_t *cur;         /* where the next record goes */
+	uint8_t *limit;       /* the window is full when cur > limit */
+	struct mt_codec_state codec;
+	uint32_t count;       /* records in the current window */
+	unsigned epoch;       /* the window's recording; 0 = no window */
+	uint8_t busy;         /* inside the recorder: calls now are not recorded */
+	uint8_t exits;        /* times the thread-exit destructor ran */
+	struct mt_slot *slot;
+};
+
+extern __thread struct mt_tls mt_tls __attribute__((tls_model("initial-exec")));
+
+/* A free slot for the calling thread, or NULL when memory is exhausted. */
+struct mt_slot *mt_slot_get(void);
+void mt_slot_put(struct mt_slot *s);
+
+/* Opens the thread's next window (after releasing a full one).  0, or -1
+ * after printing why: the file cannot grow. */
+int mt_window_open(struct mt_tls *t, unsigned epoch, struct mt_file *f);
+
+/* Closes the thread's own window if still open (adding its records to f),
+ * marking it the thread's last when `last`, and unmaps it. */
+void mt_window_release(struct mt_tls *t, struct mt_file *f, int last);
+
+/*
+ * Records in every window of `epoch` still open, counted from the bytes
+ * themselves, so a record being written by another thread right now is
+ * either whole and counted or not yet visible.  With `close`, those windows
+ * are closed at that point (their owners unmap them on their next call) and
+ * slots of threads that died without a word are reclaimed.
+ */
+uint64_t mt_windows_collect(unsigned epoch, int close);
+
+/* In a forked child: drop every window mapping (they are the parent's) and
+ * free every slot; only the calling thread survives fork. */
+void mt_windows_forget(void);
+
+#endif

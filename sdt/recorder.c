@@ -1,0 +1,329 @@
+/*
+ * recorder.c - the recorder's state machine and its per-call path.
+ *
+ * State: one global word, mt_rec_epoch, is the number of the current
+ * recording (a new one per trace file) while recording and 0 while stopped
+ * or paused.  Each thread keeps the epoch its window belongs to; a mismatch
+ * sends it to the slow path, which is how threads learn, on their own next
+ * call, that recording stopped or moved to a new file.  The slow path and
+ * the control API take one mutex; the per-call path takes nothing.
+ *
+ * Re-entry: a per-thread busy flag is set whenever this thread is inside the
+ * recorder.  Calls that arrive meanwhile - from our own use of libc, or from
+ * a signal handler that interrupted a record - go straight to the allocator
+ * and are counted as dropped.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "next_alloc.h"
+#include "rec_clock.h"
+#include "rec_config.h"
+#include "rec_file.h"
+#include "rec_text.h"
+#include "rec_thread.h"
+#include "recorder.h"
+
+#define barrier() __asm__ volatile("" ::: "memory")
+
+unsigned mt_rec_epoch;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct mt_file file = { .fd = -1 };
+static struct mt_config config;
+static unsigned file_epoch;   /* recording of the open file; 0 = none */
+static unsigned last_epoch;
+static int paused;
+static uint64_t dropped;      /* atomic: calls not recorded in this file */
+static pthread_key_t exit_key;
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+static void note_dropped(void)
+{
+	if (mt_recording())
+		__atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
+}
+
+/* ---- the trace file's life ---- */
+
+static int open_locked(const char *name, int exact)
+{
+	__atomic_store_n(&dropped, 0, __ATOMIC_RELAXED);
+	if (mt_file_open(&file, name, exact, getpid()))
+		return -1;
+	if (++last_epoch == 0)
+		last_epoch = 1;
+	file_epoch = last_epoch;
+	paused = 0;
+	mt_say(MT_SAY_INFO, "writing to ", file.path, NULL);
+	__atomic_store_n(&mt_rec_epoch, file_epoch, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int start_locked(void)
+{
+	mt_config_load(&config);
+	return open_locked(config.prefix, config.exact);
+}
+
+/* Every thread's window is closed from here, by reading what it holds;
+ * the owners unmap theirs when they next call in. */
+static void stop_locked(void)
+{
+	__atomic_store_n(&mt_rec_epoch, 0, __ATOMIC_RELEASE);
+	uint64_t records = file.records + mt_windows_collect(file_epoch, 1);
+	file.dropped = __atomic_load_n(&dropped, __ATOMIC_RELAXED);
+	mt_file_update(&file, records, 1);
+	char n[21];
+	mt_say(MT_SAY_INFO, mt_u64_text(n, records), " calls recorded in ", file.path, NULL);
+	mt_file_close(&file);
+	file_epoch = 0;
+	paused = 0;
+}
+
+static int pause_locked(int pause)
+{
+	if (!file_epoch)
+		return -1;
+	paused = pause;
+	__atomic_store_n(&mt_rec_epoch, pause ? 0 : file_epoch, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* ---- the per-call path ---- */
+
+/* With the lock held: make sure the thread has room in a window of the
+ * current recording.  0 when it cannot record now. */
+static int window_ready(struct mt_tls *t)
+{
+	unsigned e = __atomic_load_n(&mt_rec_epoch, __ATOMIC_RELAXED);
+	if (!e)
+		return 0;
+	if (!t->slot) {
+		if (!(t->slot = mt_slot_get()))
+			return 0;
+		/* Armed again after each exit destructor run, so a thread that
+		 * allocates in a later destructor gets its window closed too. */
+		pthread_setspecific(exit_key, t);
+	}
+	if (e == t->epoch && t->cur <= t->limit)
+		return 1;
+	mt_window_release(t, &file, 0);
+	if (mt_window_open(t, e, &file) == 0)
+		return 1;
+	stop_locked();
+	return 0;
+}
+
+static int slow_path(struct mt_tls *t, unsigned e)
+{
+	if (!e)
+		return 0;
+	pthread_mutex_lock(&lock);
+	int ok = window_ready(t);
+	pthread_mutex_unlock(&lock);
+	if (!ok)
+		note_dropped();
+	return ok;
+}
+
+/*
+ * The hot path: in the common case a TLS busy flag set and cleared, one
+ * relaxed load of the global state, two compares, RDTSC, the varint encoder
+ * (about 10-15 bytes of stores into a page already in the page cache) and
+ * a release store of the head byte, which on x86 is a plain store.  No lock,
+ * no atomic read-modify-write, no syscall, no allocation.
+ */
+void mt_record(struct mt_rec *r)
+{
+	struct mt_tls *t = &mt_tls;
+	if (t->busy) {
+		note_dropped();
+		return;
+	}
+	t->busy = 1;
+	barrier(); /* a signal handler from here on sees busy */
+	unsigned e = __atomic_load_n(&mt_rec_epoch, __ATOMIC_RELAXED);
+	if (__builtin_expect(!e || e != t->epoch || t->cur > t->limit, 0) && !slow_path(t, e))
+		goto out;
+	r->ts = mt_clock_ts();
+	if (r->ts < t->codec.last_ts)
+		r->ts = t->codec.last_ts; /* TSCs of two cores may disagree a little */
+	uint8_t head;
+	size_t n = mt_rec_encode(t->cur, &t->codec, r, &head);
+	/* The commit: until this byte is non-zero the record does not exist. */
+	__atomic_store_n(t->cur, head, __ATOMIC_RELEASE);
+	t->cur += n;
+	t->count++;
+out:
+	barrier();
+	t->busy = 0;
+}
+
+void mt_recorder_event(unsigned event, unsigned nargs, const uint64_t *args)
+{
+	if (!mt_recording())
+		return;
+	struct mt_rec r = { .call = MT_CALL_EVENT, .event = event };
+	r.nargs = nargs < MT_EVENT_ARGS_MAX ? nargs : MT_EVENT_ARGS_MAX;
+	memcpy(r.args, args, r.nargs * sizeof *args);
+	mt_record(&r);
+}
+
+/* ---- threads, fork ---- */
+
+static void lock_busy(void)
+{
+	mt_tls.busy = 1;
+	barrier();
+	pthread_mutex_lock(&lock);
+}
+
+static void unlock_busy(void)
+{
+	pthread_mutex_unlock(&lock);
+	barrier();
+	mt_tls.busy = 0;
+}
+
+static void thread_exit(void *arg)
+{
+	struct mt_tls *t = arg;
+	lock_busy();
+	mt_window_release(t, &file, 1);
+	mt_slot_put(t->slot);
+	t->slot = NULL;
+	unlock_busy();
+}
+
+/*
+ * The child of fork is a new process: it gets its own trace (PREFIX.PID,
+ * also after mtrace-record's exact name) and none of the parent's windows,
+ * whose mappings it simply drops.  The lock is held across fork so no
+ * window is half made.
+ */
+static void child_after_fork(void)
+{
+	pthread_mutex_init(&lock, NULL);
+	mt_windows_forget();
+	if (file_epoch) {
+		int was_paused = paused;
+		mt_file_close(&file);
+		file_epoch = 0;
+		if (open_locked(config.prefix, 0) == 0 && was_paused)
+			pause_locked(1);
+	}
+	barrier();
+	mt_tls.busy = 0;
+}
+
+static void init(void)
+{
+	mt_tls.busy = 1; /* what libc allocates for us here is not the program's */
+	mt_next_resolve();
+	mt_say_keep_stderr();
+	pthread_key_create(&exit_key, thread_exit);
+	pthread_atfork(lock_busy, unlock_busy, child_after_fork);
+	mt_tls.busy = 0;
+}
+
+void mt_recorder_init(void)
+{
+	pthread_once(&init_once, init);
+}
+
+/* ---- the control API ---- */
+
+/* Entered from a signal handler that interrupted the recorder: refuse. */
+static int api_enter(void)
+{
+	if (mt_tls.busy)
+		return -1;
+	mt_recorder_init();
+	lock_busy();
+	return 0;
+}
+
+int mt_recorder_start(void)
+{
+	if (api_enter())
+		return -1;
+	int rc = 0;
+	if (!file_epoch)
+		rc = start_locked();
+	else if (paused)
+		rc = pause_locked(0);
+	unlock_busy();
+	return rc;
+}
+
+int mt_recorder_stop(void)
+{
+	if (api_enter())
+		return -1;
+	if (file_epoch)
+		stop_locked();
+	unlock_busy();
+	return 0;
+}
+
+int mt_recorder_pause(int pause)
+{
+	if (api_enter())
+		return -1;
+	int rc = pause_locked(pause);
+	unlock_busy();
+	return rc;
+}
+
+int mt_recorder_reset(void)
+{
+	if (api_enter())
+		return -1;
+	int rc = -1;
+	if (file_epoch) {
+		int was_paused = paused;
+		stop_locked();
+		rc = start_locked();
+		if (rc == 0 && was_paused)
+			pause_locked(1);
+	}
+	unlock_busy();
+	return rc;
+}
+
+uint64_t mt_recorder_sync(void)
+{
+	if (api_enter())
+		return 0;
+	uint64_t records = 0;
+	if (file_epoch) {
+		records = file.records + mt_windows_collect(file_epoch, 0);
+		file.dropped = __atomic_load_n(&dropped, __ATOMIC_RELAXED);
+		mt_file_update(&file, records, 0);
+	}
+	unlock_busy();
+	return records;
+}
+
+/* A vfork child shares our memory but not our pid: it must not end the
+ * parent's trace, so only the process that opened the file stops it. */
+int mt_recorder_exec_begin(void)
+{
+	if (api_enter())
+		return 0;
+	int was = file_epoch && file.info.pid == (uint32_t)getpid();
+	if (was)
+		stop_locked();
+	unlock_busy();
+	return was;
+}
+
+void mt_recorder_exec_failed(int was_recording)
+{
+	if (was_recording)
+		mt_recorder_start();
+}
