@@ -1,0 +1,49 @@
+#!/bin/sh
+# t-run-allocators: each Debian allocator that is installed replays the
+# workloads with the same calls and the same ideal RSS as glibc, the library
+# really is the one malloc resolves to, and --compare lines them up.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/run_lib.sh"
+
+synth every e.wl
+synth handoff h.wl 50
+have=glibc
+for a in jemalloc tcmalloc mimalloc; do
+	set +e
+	trace_run --json --allocator=$a e.wl >e-$a.json 2>err
+	rc=$?
+	set -e
+	if [ $rc -ne 0 ] && grep -q "not found (install the" err; then
+		echo "$a is not installed: $(cat err)" >&2
+		continue
+	fi
+	[ $rc -eq 0 ] || fail "--allocator=$a: $(cat err)"
+	have="$have,$a"
+	lib=$(jget e-$a.json "['allocator_lib']")
+	case "$lib" in *lib$a*) ;; *) fail "--allocator=$a: malloc came from $lib" ;; esac
+	for c in malloc calloc realloc posix_memalign valloc pvalloc free; do
+		expect_eq "$a: $c" "$(expected e.wl $c)" "$(jget e-$a.json "['calls']['$c']['count']")"
+	done
+	expect_eq "$a: ideal" "$(expected e.wl ideal_peak)" "$(jget e-$a.json "['ideal_peak_bytes']")"
+	trace_run --json --allocator=$a h.wl >h-$a.json || fail "--allocator=$a: handoff failed"
+	expect_eq "$a: handoff ideal" "$(expected h.wl ideal_peak)" "$(jget h-$a.json "['ideal_peak_bytes']")"
+done
+[ "$have" != glibc ] || skip "none of libjemalloc2, libtcmalloc-minimal4, libmimalloc2.0 is installed"
+
+# One table: a column per allocator; the ideal RSS is the program's, so its
+# ratio is exactly 1 in every column.
+n=$(echo "$have" | tr , '\n' | wc -l)
+trace_run --compare=$have h.wl >cmp.txt || fail "--compare=$have failed"
+for a in $(echo "$have" | tr , ' '); do
+	head -1 cmp.txt | grep -qw "$a" || fail "--compare: no column for $a"
+done
+ideal=$(grep '^Kb Max Ideal RSS' cmp.txt) || fail "--compare: no ideal RSS row"
+expect_eq "ideal ratios" $((n - 1)) "$(echo "$ideal" | grep -o '1\.00x' | wc -l)"
+grep -Eq '^avg malloc ' cmp.txt || fail "--compare: no avg malloc row"
+trace_run --compare=$have --json h.wl >cmp.json || fail "--compare --json failed"
+expect_eq "--compare --json entries" "$n" "$(python3 -c "import json; print(len(json.load(open('cmp.json'))))")"
+
+expect_fail_with "^trace_run: hoard: unknown allocator" trace_run --allocator=hoard e.wl
+expect_fail_with "^trace_run: /nonexistent/libx.so: not found" trace_run --allocator=/nonexistent/libx.so e.wl
+expect_fail_with "^trace_run: -o sets glibc's malloc" trace_run --allocator=${have##*,} -o top_pad=0 e.wl
+pass

@@ -1,0 +1,41 @@
+#!/bin/sh
+# t-run-bad: every kind of bad input gets one line naming the file and a
+# non-zero exit, never a crash or a hang; bad options get one line and exit 2.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/run_lib.sh"
+
+synth basic good.wl
+echo "not a workload at all, just some text that is long enough to be one" >text.wl
+i=0
+while [ $i -lt 8 ]; do cat text.wl; i=$((i + 1)); done >long.wl
+head -c 300 good.wl >short.wl
+
+expect_fail_with '^trace_run: missing.wl: cannot open' trace_run missing.wl
+expect_fail_with '^trace_run: long.wl: not a workload' trace_run long.wl
+expect_fail_with '^trace_run: short.wl: .*truncated|^trace_run: short.wl: .*ends' trace_run short.wl
+synth badcount count.wl
+expect_fail_with '^trace_run: count.wl: header says' trace_run count.wl
+synth early early.wl
+expect_fail_with '^trace_run: early.wl: .*before it is allocated' trace_run early.wl
+synth nosignal nosig.wl
+expect_fail_with '^trace_run: nosig.wl: .*waits forever' trace_run --watchdog=2 nosig.wl
+synth cycle cycle.wl
+expect_fail_with '^trace_run: cycle.wl: .*waits forever' trace_run cycle.wl
+expect_fail_with '^trace_run: good.wl: --pace needs recorded timing' trace_run --pace good.wl
+
+# Usage errors: one line, status 2.
+usage() {
+	expect_fail_with "$@"
+	expect_eq "exit status of '$*'" 2 "$rc"
+}
+usage "^trace_run: no workload given" trace_run
+usage "^trace_run: one workload at a time" trace_run good.wl good.wl
+usage "^trace_run: unknown option '--frobnicate'" trace_run --frobnicate good.wl
+usage "^trace_run: --touch: 'most' is not none, page or all" trace_run --touch=most good.wl
+usage "^trace_run: --sample-ms: '0' is not" trace_run --sample-ms=0 good.wl
+usage "^trace_run: --watchdog: 'soon' is not" trace_run --watchdog=soon good.wl
+usage "^trace_run: --trim-every: '-1' is not" trace_run --trim-every=-1 good.wl
+usage "^trace_run: --timer: 'sundial' is not" trace_run --timer=sundial good.wl
+usage "^trace_run: --compare and --allocator cannot go together" \
+	trace_run --compare=glibc --allocator=glibc good.wl
+pass

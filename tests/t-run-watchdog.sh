@@ -1,0 +1,15 @@
+#!/bin/sh
+# t-run-watchdog: a replay that stops moving (here an allocator that never
+# returns, which no load-time check can foresee) is ended by the watchdog
+# with one line naming the stuck thread, exit status 3, within seconds.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/run_lib.sh"
+
+stall="$top_builddir/tests/.libs/run_stall.so"
+[ -f "$stall" ] || fail "$stall not built"
+command -v timeout >/dev/null || skip "no timeout command"
+synth stall s.wl
+expect_fail_with '^trace_run: s.wl: no progress for 1 s, stuck: thread 0 \(tid 900\) is in op 0$' \
+	timeout 30 trace_run --watchdog=1 --sample-ms=50 --allocator="$stall" s.wl
+expect_eq "exit status" 3 "$rc"
+pass

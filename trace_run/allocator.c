@@ -1,0 +1,120 @@
+/*
+ * allocator.c - finding allocator libraries and checking which one is live
+ * (see allocator.h).
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <link.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "allocator.h"
+#include "trace_format.h"
+
+static const struct {
+	const char *name, *soname, *package;
+} known[] = {
+	{ "jemalloc", "libjemalloc.so.2", "libjemalloc2" },
+	{ "tcmalloc", "libtcmalloc_minimal.so.4", "libtcmalloc-minimal4" },
+	{ "mimalloc", "libmimalloc.so.2", "libmimalloc2.0" },
+};
+
+static int find_libc(struct dl_phdr_info *info, size_t size, void *data)
+{
+	const char *slash = strrchr(info->dlpi_name, '/');
+	if (!slash || strncmp(slash, "/libc.so", 8))
+		return 0;
+	snprintf(data, PATH_MAX, "%.*s", (int)(slash - info->dlpi_name), info->dlpi_name);
+	return 1;
+}
+
+/*
+ * Where the Debian package puts soname: the C library's directory, taken
+ * under /usr first when the C library was loaded through the /lib link (the
+ * package lists the /usr path).  Returns 0, or -1 with lib set to the path
+ * a user should expect.
+ */
+static int locate(const char *soname, char *lib, size_t lib_len)
+{
+	char dir[PATH_MAX] = "/usr/lib", plain[PATH_MAX + 64];
+	dl_iterate_phdr(find_libc, dir);
+	const char *usr = strncmp(dir, "/lib/", 5) ? "" : "/usr";
+	snprintf(lib, lib_len, "%s%s/%s", usr, dir, soname);
+	if (!access(lib, R_OK))
+		return 0;
+	snprintf(plain, sizeof plain, "%s/%s", dir, soname);
+	if (*usr && !access(plain, R_OK)) {
+		snprintf(lib, lib_len, "%s", plain);
+		return 0;
+	}
+	return -1;
+}
+
+int rt_allocator_lib(const char *name, char *lib, size_t lib_len, char *why, size_t why_len)
+{
+	if (!strcmp(name, "glibc")) {
+		lib[0] = 0;
+		return 0;
+	}
+	if (strchr(name, '/')) {
+		snprintf(lib, lib_len, "%s", name);
+		if (access(lib, R_OK)) {
+			snprintf(why, why_len, "%s: not found", name);
+			return -1;
+		}
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+		if (strcmp(name, known[i].name))
+			continue;
+		if (locate(known[i].soname, lib, lib_len) == 0)
+			return 0;
+		snprintf(why, why_len, "%s: %s: not found (install the %s package)", name, lib,
+			 known[i].package);
+		return -1;
+	}
+	snprintf(why, why_len, "%s: unknown allocator (glibc, jemalloc, tcmalloc, mimalloc, "
+		 "or a library path containing '/')", name);
+	return -1;
+}
+
+static const char *origin(const char *symbol)
+{
+	Dl_info info;
+	void *sym = dlsym(RTLD_DEFAULT, symbol);
+	if (sym && dladdr(sym, &info) && info.dli_fname)
+		return info.dli_fname;
+	return "unknown";
+}
+
+const char *rt_malloc_origin(void)
+{
+	return origin("malloc");
+}
+
+unsigned rt_allocator_foreign(void)
+{
+	static const struct {
+		unsigned call;
+		const char *symbol;
+	} entries[] = {
+		{ MT_CALL_REALLOCARRAY, "reallocarray" },
+		{ MT_CALL_MEMALIGN, "memalign" },
+		{ MT_CALL_POSIX_MEMALIGN, "posix_memalign" },
+		{ MT_CALL_ALIGNED_ALLOC, "aligned_alloc" },
+		{ MT_CALL_VALLOC, "valloc" },
+		{ MT_CALL_PVALLOC, "pvalloc" },
+		{ MT_CALL_FREE_SIZED, "free_sized" },
+		{ MT_CALL_FREE_ALIGNED_SIZED, "free_aligned_sized" },
+	};
+	char mine[PATH_MAX];
+	unsigned mask = 0;
+	snprintf(mine, sizeof mine, "%s", rt_malloc_origin());
+	for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++)
+		if (strcmp(origin(entries[i].symbol), mine))
+			mask |= 1u << entries[i].call;
+	return mask;
+}

@@ -1,0 +1,30 @@
+/*
+ * allocator.h - which malloc a replay measures, and proving it is that one.
+ *
+ * An allocator other than glibc's is swapped in the only way that covers
+ * every call: LD_PRELOAD of its library in a re-executed trace_run.  The
+ * Debian libraries are found beside the C library actually loaded (its
+ * multiarch directory), so nothing assumes x86_64.
+ */
+#ifndef RT_ALLOCATOR_H
+#define RT_ALLOCATOR_H
+
+#include <stddef.h>
+
+/* Resolves NAME (glibc, jemalloc, tcmalloc, mimalloc, or a path with a '/')
+ * to the library to preload: "" for glibc.  Returns -1 with a one-line
+ * reason in why, naming the package to install when a library is missing. */
+int rt_allocator_lib(const char *name, char *lib, size_t lib_len, char *why, size_t why_len);
+
+/* The file malloc resolves to in this process. */
+const char *rt_malloc_origin(void);
+
+/*
+ * Calls (bit 1 << enum mt_call) whose entry point is not the allocator's
+ * own: jemalloc has no pvalloc, for one, and glibc's would carve the block
+ * from glibc's heap and hand it to jemalloc's free.  The replay emulates
+ * those through the allocator's memalign, posix_memalign, realloc or free.
+ */
+unsigned rt_allocator_foreign(void);
+
+#endif

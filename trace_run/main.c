@@ -1,0 +1,120 @@
+/*
+ * trace_run - replay a workload against an allocator and report what each
+ * call cost, how much memory the process held, and how much it needed.
+ *
+ * This file chooses the process the replay runs in: with --allocator or a
+ * GLIBC_TUNABLES setting it re-executes itself with the environment that
+ * takes effect only at start-up, then checks that the allocator asked for is
+ * really the one malloc resolves to.  --compare hands over to compare.c.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "allocator.h"
+#include "compare.h"
+#include "options.h"
+#include "report.h"
+
+static const char *prog = "trace_run";
+#define REEXEC_MARK "TRACE_RUN_REEXEC"
+
+static int say(const char *why)
+{
+	fprintf(stderr, "%s: %s\n", prog, why);
+	return 1;
+}
+
+static void prepend_preload(const char *lib)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char buf[PATH_MAX * 4];
+	snprintf(buf, sizeof buf, "%s%s%s", lib, old && *old ? ":" : "", old ? old : "");
+	setenv("LD_PRELOAD", buf, 1);
+}
+
+/* Runs again with the allocator preloaded and the tunables in the
+ * environment; returns only on failure. */
+static int reexec(char **argv, const char *lib, const char *tunables)
+{
+	if (*lib)
+		prepend_preload(lib);
+	if (tunables)
+		setenv("GLIBC_TUNABLES", tunables, 1);
+	setenv(REEXEC_MARK, "1", 1);
+	execv("/proc/self/exe", argv);
+	fprintf(stderr, "%s: re-executing with LD_PRELOAD=%s: %s\n", prog, lib, strerror(errno));
+	return 1;
+}
+
+/* The preload took effect: malloc comes from lib. */
+static int check_allocator(const char *name, const char *lib)
+{
+	char want[PATH_MAX], have[PATH_MAX], why[PATH_MAX * 2 + 128];
+	const char *origin = rt_malloc_origin();
+	if (realpath(lib, want) && realpath(origin, have) && !strcmp(want, have))
+		return 0;
+	snprintf(why, sizeof why, "%s: LD_PRELOAD of %s did not take effect (malloc is %s's)",
+		 name, lib, origin);
+	return say(why);
+}
+
+/* Sets up the allocator and tunables; returns -1 (go on), or an exit status. */
+static int choose_process(const struct rt_cli *cli, char **argv)
+{
+	char lib[PATH_MAX], why[PATH_MAX + 256];
+	const char *name = cli->allocator ? cli->allocator : "glibc";
+	if (rt_allocator_lib(name, lib, sizeof lib, why, sizeof why))
+		return say(why);
+	if (*lib && cli->tun.n) {
+		snprintf(why, sizeof why, "-o sets glibc's malloc, which --allocator=%s replaces",
+			 name);
+		return say(why);
+	}
+	if (!getenv(REEXEC_MARK)) {
+		const char *tunables = rt_tunables_env(&cli->tun);
+		if (*lib || tunables)
+			return reexec(argv, lib, tunables);
+	}
+	unsetenv(REEXEC_MARK);
+	if (*lib && check_allocator(name, lib))
+		return 1;
+	if (rt_tunables_apply(&cli->tun, why, sizeof why))
+		return say(why);
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct rt_cli cli;
+	struct rt_result res;
+	struct mt_error e;
+
+	if (rt_parse_options(argc, argv, &cli))
+		return 2;
+	if (cli.compare)
+		return rt_compare(&cli);
+	int status = choose_process(&cli, argv);
+	if (status >= 0)
+		return status;
+	if (rt_replay_run(cli.path, &cli.run, &res, &e)) {
+		mt_error_print(prog, &e);
+		return 1;
+	}
+	res.allocator = cli.allocator ? cli.allocator : "default";
+	res.allocator_lib = rt_malloc_origin();
+	if (cli.json)
+		rt_report_json(stdout, &res);
+	else
+		rt_report_text(stdout, &res);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "%s: writing standard output: %s\n", prog, strerror(errno));
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,139 @@
+/*
+ * monitor.c - the thread that watches a replay: RSS samples and the watchdog.
+ *
+ * Every --sample-ms it reads /proc/self/statm and the replay counters, and
+ * writes a --timeline row.  The same look tells it whether the replay is
+ * moving: if no thread finished an op for --watchdog seconds and none is
+ * pacing, some thread waits for a sync point nobody will signal (a cycle the
+ * load-time check cannot see), so it names the stuck threads and ends the
+ * process with status 3 rather than hang.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "replay_internal.h"
+#include "sync.h"
+
+int rt_monitor_open(struct rt_replay *r, struct mt_error *e)
+{
+	r->statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	if (r->statm_fd < 0)
+		return mt_error_set(e, "/proc/self/statm", "%s", strerror(errno));
+	if (!r->o->timeline)
+		return 0;
+	r->timeline = fopen(r->o->timeline, "w");
+	if (!r->timeline)
+		return mt_error_set(e, r->o->timeline, "%s", strerror(errno));
+	fputs("time_ms,vmrss_kb,vmsize_kb,ideal_kb,calls\n", r->timeline);
+	return 0;
+}
+
+void rt_monitor_close(struct rt_replay *r)
+{
+	if (r->timeline)
+		fclose(r->timeline);
+	if (r->statm_fd >= 0)
+		close(r->statm_fd);
+}
+
+struct progress {
+	uint64_t ops, calls;
+	int pacing, finished;
+};
+
+static struct progress look(const struct rt_replay *r)
+{
+	struct progress p = { 0 };
+	for (uint32_t i = 0; i < r->info->threads; i++) {
+		struct rt_thread *t = &r->threads[i];
+		p.ops += atomic_load_explicit(&t->ops, memory_order_relaxed);
+		p.calls += atomic_load_explicit(&t->calls, memory_order_relaxed);
+		int s = atomic_load_explicit(&t->state, memory_order_relaxed);
+		p.pacing += s == RT_PACING;
+		p.finished += s == RT_FINISHED;
+	}
+	return p;
+}
+
+static void sample(struct rt_replay *r, uint64_t calls)
+{
+	char buf[128];
+	unsigned long size = 0, rss = 0;
+	ssize_t n = pread(r->statm_fd, buf, sizeof buf - 1, 0);
+	if (n > 0) {
+		buf[n] = 0;
+		sscanf(buf, "%lu %lu", &size, &rss);
+	}
+	r->samples++;
+	if (!r->timeline)
+		return;
+	unsigned long pk = (unsigned long)sysconf(_SC_PAGESIZE) / 1024;
+	int64_t ideal = atomic_load_explicit(&r->ideal_live, memory_order_relaxed);
+	fprintf(r->timeline, "%llu,%lu,%lu,%lld,%llu\n",
+		(unsigned long long)((rt_clock_ns() - r->start_ns) / 1000000u), rss * pk, size * pk,
+		(long long)(ideal / 1024), (unsigned long long)calls);
+}
+
+/* One line naming every unfinished thread and what it waits for. */
+static void stuck(struct rt_replay *r, unsigned secs)
+{
+	char line[MT_ERROR_MAX];
+	size_t len = 0;
+	for (uint32_t i = 0; i < r->info->threads && len < sizeof line - 64; i++) {
+		struct rt_thread *t = &r->threads[i];
+		if (atomic_load_explicit(&t->state, memory_order_relaxed) == RT_FINISHED)
+			continue;
+		uint64_t w = atomic_load_explicit(&t->waiting, memory_order_relaxed);
+		uint64_t op = atomic_load_explicit(&t->ops, memory_order_relaxed);
+		len += (size_t)snprintf(line + len, sizeof line - len, "%sthread %u (tid %u) ",
+					len ? "; " : "", i, t->tid);
+		if (w)
+			len += (size_t)snprintf(line + len, sizeof line - len,
+						"waits for sync %llu", (unsigned long long)(w - 1));
+		else
+			len += (size_t)snprintf(line + len, sizeof line - len, "is in op %llu",
+						(unsigned long long)op);
+	}
+	if (r->timeline)
+		fflush(r->timeline);
+	fflush(stdout);
+	fprintf(stderr, "trace_run: %s: no progress for %u s, stuck: %s\n", mt_wl_path(r->wl), secs,
+		line);
+	_exit(3);
+}
+
+void *rt_monitor_main(void *arg)
+{
+	struct rt_replay *r = arg;
+	const uint64_t step_ns = (uint64_t)r->o->sample_ms * 1000000u;
+	const uint64_t limit_ns = (uint64_t)r->o->watchdog_s * 1000000000u;
+	struct timespec ts = { (time_t)(step_ns / 1000000000u), (long)(step_ns % 1000000000u) };
+	uint64_t last_ops = 0, still_since;
+
+	rt_sync_wait(&r->go);
+	if (atomic_load(&r->abandon))
+		return NULL;
+	still_since = r->start_ns;
+	sample(r, 0);
+	while (!atomic_load_explicit(&r->stop, memory_order_acquire)) {
+		/* Sleeps one interval, or less when the replay ends. */
+		syscall(SYS_futex, (uint32_t *)&r->stop, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 0, &ts,
+			NULL, 0);
+		struct progress p = look(r);
+		uint64_t now = rt_clock_ns();
+		sample(r, p.calls);
+		if (p.ops != last_ops || p.pacing || p.finished == (int)r->info->threads) {
+			last_ops = p.ops;
+			still_since = now;
+		} else if (limit_ns && now - still_since >= limit_ns) {
+			stuck(r, r->o->watchdog_s);
+		}
+	}
+	return NULL;
+}

@@ -1,0 +1,238 @@
+/*
+ * replay.c - setting a replay up, starting it, and collecting its figures.
+ *
+ * Everything the replay threads touch is built here first, from mmap and
+ * pre-faulted (and locked where RLIMIT_MEMLOCK allows), so that neither page
+ * faults on the replayer's tables nor the replayer's own allocations show up
+ * in the allocator's figures.  What is resident at that point is reported
+ * as the replayer's memory.  Then all threads are released at once, the
+ * clock runs until the last one is joined, and the per-thread statistics
+ * are merged.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "allocator.h"
+#include "replay_internal.h"
+#include "sync.h"
+#include "trace.h"
+
+enum { THREAD_STACK = 256 * 1024 };
+
+static void *table(size_t n, size_t size, size_t *bytes)
+{
+	if (n && size > SIZE_MAX / n)
+		return NULL;
+	*bytes = n * size;
+	if (!*bytes)
+		*bytes = 1; /* mmap wants a length; an empty table still gets a page */
+	void *p = mmap(NULL, *bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+		       -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	mlock(p, *bytes); /* best effort: populated pages are the fallback */
+	return p;
+}
+
+static void untable(void *p, size_t bytes)
+{
+	if (p)
+		munmap(p, bytes);
+}
+
+static uint64_t rss_kb(int fd)
+{
+	char buf[128];
+	unsigned long size = 0, rss = 0;
+	ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+	if (n > 0) {
+		buf[n] = 0;
+		sscanf(buf, "%lu %lu", &size, &rss);
+	}
+	return rss * (uint64_t)sysconf(_SC_PAGESIZE) / 1024;
+}
+
+#define BIT(c) (1u << (c))
+
+/*
+ * Which calls the workload makes that the allocator lacks, and whether what
+ * replaces them (see timed_emulation) is the allocator's own.
+ */
+static int emulations(struct rt_replay *r, struct mt_error *e)
+{
+	unsigned used = 0, foreign = rt_allocator_foreign();
+	for (unsigned c = MT_CALL_MALLOC; c <= MT_CALL_FREE_ALIGNED_SIZED; c++)
+		if (r->info->calls[c])
+			used |= BIT(c);
+	r->foreign = foreign & used;
+	unsigned need_pm = BIT(MT_CALL_MEMALIGN) | BIT(MT_CALL_ALIGNED_ALLOC);
+	unsigned need_ma = BIT(MT_CALL_POSIX_MEMALIGN) | BIT(MT_CALL_VALLOC) | BIT(MT_CALL_PVALLOC);
+	int bad = ((r->foreign & need_pm) && (foreign & BIT(MT_CALL_POSIX_MEMALIGN))) ||
+		  ((r->foreign & need_ma) && (foreign & BIT(MT_CALL_MEMALIGN)));
+	if (bad)
+		return mt_error_set(e, rt_malloc_origin(), "has neither memalign nor posix_memalign, "
+				    "and this workload needs aligned blocks");
+	return 0;
+}
+
+struct tables {
+	size_t slots, syncs, threads;
+};
+
+static int build(struct rt_replay *r, struct tables *tb, struct mt_error *e)
+{
+	const char *path = mt_wl_path(r->wl);
+	uint64_t objects = r->info->objects;
+	if (objects >= SIZE_MAX / sizeof(struct rt_slot))
+		return mt_error_set(e, path, "%llu objects: too many for this machine",
+				    (unsigned long long)objects);
+	r->slots = table((size_t)objects + 1, sizeof *r->slots, &tb->slots);
+	if (!r->slots)
+		return mt_error_set(e, path, "object table for %llu objects: %s",
+				    (unsigned long long)objects, strerror(errno));
+	r->syncs = table((size_t)r->info->syncs, sizeof *r->syncs, &tb->syncs);
+	if (!r->syncs)
+		return mt_error_set(e, path, "table of %llu sync points: %s",
+				    (unsigned long long)r->info->syncs, strerror(errno));
+	r->threads = table(r->info->threads, sizeof *r->threads, &tb->threads);
+	if (!r->threads)
+		return mt_error_set(e, path, "table of %u threads: %s", r->info->threads,
+				    strerror(errno));
+	for (uint32_t i = 0; i < r->info->threads; i++) {
+		struct rt_thread *t = &r->threads[i];
+		const struct mt_wl_thread *wt = mt_wl_get_thread(r->wl, i);
+		t->r = r;
+		t->index = i;
+		t->tid = wt->tid;
+		t->stream = mt_wl_stream(r->wl, i);
+		t->end = t->stream + wt->length;
+	}
+	return 0;
+}
+
+/*
+ * Creates the monitor and every replay thread, parked on r->go.  If one
+ * cannot be created, those that were are released with r->abandon set, so
+ * they return at once, and joined.
+ */
+static int spawn(struct rt_replay *r, pthread_t *monitor, struct mt_error *e)
+{
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, THREAD_STACK);
+	uint32_t n = 0;
+	int err = pthread_create(monitor, &attr, rt_monitor_main, r);
+	int have_monitor = !err;
+	while (!err && n < r->info->threads) {
+		err = pthread_create(&r->threads[n].pthread, &attr, rt_thread_main, &r->threads[n]);
+		n += !err;
+	}
+	pthread_attr_destroy(&attr);
+	if (!err)
+		return 0;
+	mt_error_set(e, mt_wl_path(r->wl), "cannot start replay thread %u of %u: %s", n,
+		     r->info->threads, strerror(err));
+	atomic_store(&r->abandon, 1);
+	rt_sync_signal(&r->go);
+	for (uint32_t i = 0; i < n; i++)
+		pthread_join(r->threads[i].pthread, NULL);
+	if (have_monitor)
+		pthread_join(*monitor, NULL);
+	return -1;
+}
+
+static uint64_t usec(struct timeval tv)
+{
+	return (uint64_t)tv.tv_sec * 1000000u + (uint64_t)tv.tv_usec;
+}
+
+static void collect(const struct rt_replay *r, struct rt_result *res)
+{
+	for (uint32_t i = 0; i < r->info->threads; i++) {
+		const struct rt_thread *t = &r->threads[i];
+		for (int c = 0; c < MT_CALL_COUNT; c++)
+			rt_callstat_merge(&res->calls[c], &t->stat[c]);
+		res->failed_now += t->failed_now;
+		res->recorded_failed_ok += t->recorded_failed_ok;
+	}
+	res->ideal_peak = (uint64_t)atomic_load(&r->ideal_peak);
+	res->header_ideal_peak = r->info->ideal_peak;
+	res->threads = r->info->threads;
+	res->samples = r->samples;
+}
+
+/* Releases the parked threads, times the replay, joins everything. */
+static void run(struct rt_replay *r, pthread_t monitor, struct rt_result *res)
+{
+	const int tsc = r->timer.source == RT_TIMER_TSC;
+	struct rusage ru0, ru1;
+
+	getrusage(RUSAGE_SELF, &ru0);
+	r->start_ns = rt_clock_ns();
+	uint64_t t0 = rt_now(tsc);
+	rt_sync_signal(&r->go);
+	for (uint32_t i = 0; i < r->info->threads; i++)
+		pthread_join(r->threads[i].pthread, NULL);
+	uint64_t t1 = rt_now(tsc);
+	uint64_t end_ns = rt_clock_ns();
+	getrusage(RUSAGE_SELF, &ru1);
+	atomic_store_explicit(&r->stop, 1, memory_order_release);
+	rt_futex(&r->stop, FUTEX_WAKE, 1);
+	pthread_join(monitor, NULL);
+
+	res->elapsed = t1 - t0;
+	res->wall_usec = (end_ns - r->start_ns) / 1000u;
+	res->user_usec = usec(ru1.ru_utime) - usec(ru0.ru_utime);
+	res->sys_usec = usec(ru1.ru_stime) - usec(ru0.ru_stime);
+	res->maxrss_start_kb = ru0.ru_maxrss;
+	res->maxrss_end_kb = ru1.ru_maxrss;
+}
+
+int rt_replay_run(const char *path, const struct rt_opts *o, struct rt_result *res,
+		  struct mt_error *e)
+{
+	struct rt_replay r = { .o = o, .statm_fd = -1, .page = (size_t)sysconf(_SC_PAGESIZE) };
+	struct tables tb = { 0 };
+	const char *why;
+	pthread_t monitor;
+	int rc = 1;
+
+	memset(res, 0, sizeof *res);
+	res->path = path;
+	if (rt_timer_init(o->timer, &r.timer, &why)) {
+		mt_error_set(e, "--timer=rdtscp", "%s", why);
+		return 1;
+	}
+	res->timer = r.timer;
+	r.wl = mt_wl_open(path, 1, e);
+	if (!r.wl)
+		return 1;
+	r.info = mt_wl_get_info(r.wl);
+	if (o->pace && !(r.info->flags & MT_WLF_TIMING)) {
+		mt_error_set(e, path, "--pace needs recorded timing, and this workload has none");
+		goto out;
+	}
+	if (emulations(&r, e) || build(&r, &tb, e) || rt_monitor_open(&r, e))
+		goto out;
+	res->emulated = r.foreign;
+	if (spawn(&r, &monitor, e))
+		goto out;
+	res->replayer_kb = rss_kb(r.statm_fd);
+	run(&r, monitor, res);
+	collect(&r, res);
+	rc = 0;
+out:
+	rt_monitor_close(&r);
+	untable(r.threads, tb.threads);
+	untable((void *)r.syncs, tb.syncs);
+	untable(r.slots, tb.slots);
+	mt_wl_close(r.wl);
+	return rc;
+}

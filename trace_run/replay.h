@@ -1,0 +1,54 @@
+/*
+ * replay.h - replaying one workload in this process and what it measured.
+ *
+ * main.c decides which allocator and tunables the process runs with; from
+ * here on the allocator is whatever malloc resolves to.  rt_replay_run loads
+ * the workload, builds every table and thread before the clock starts,
+ * replays, and fills struct rt_result for report.c to print.
+ */
+#ifndef RT_REPLAY_H
+#define RT_REPLAY_H
+
+#include <stdint.h>
+
+#include "hist.h"
+#include "mt_error.h"
+#include "timer.h"
+
+enum rt_touch { RT_TOUCH_NONE, RT_TOUCH_PAGE, RT_TOUCH_ALL };
+
+struct rt_opts {
+	enum rt_touch touch;
+	enum rt_timer_source timer;
+	uint64_t trim_every;  /* malloc_trim(0) every N calls of a thread; 0 never */
+	int pace;             /* follow the recorded time deltas */
+	unsigned sample_ms;   /* sampler interval */
+	unsigned watchdog_s;  /* no progress this long while waiting: exit 3 */
+	const char *timeline; /* CSV of the samples, or NULL */
+};
+
+struct rt_result {
+	const char *path;
+	const char *allocator;      /* the name asked for, filled by main.c */
+	const char *allocator_lib;  /* the file malloc resolved to */
+	uint32_t threads;
+	struct rt_timer_info timer;
+	uint64_t elapsed;           /* timer units, release to last join */
+	uint64_t wall_usec, user_usec, sys_usec;
+	long maxrss_start_kb, maxrss_end_kb;
+	uint64_t replayer_kb;       /* resident before the clock started */
+	uint64_t ideal_peak;        /* bytes, peak of live requested bytes */
+	uint64_t header_ideal_peak; /* what trace2wl computed, for comparison */
+	uint64_t failed_now;        /* calls that failed now but not when recorded */
+	uint64_t recorded_failed_ok;/* calls that failed when recorded but not now */
+	uint64_t samples;           /* sampler rows taken */
+	unsigned emulated;          /* 1 << call for calls the allocator lacks */
+	struct rt_callstat calls[MT_CALL_COUNT];
+};
+
+/* Returns 0, 1 with e set on bad input or a resource error.  A replay that
+ * stalls does not return: the watchdog exits the process with status 3. */
+int rt_replay_run(const char *path, const struct rt_opts *o, struct rt_result *res,
+		  struct mt_error *e);
+
+#endif

@@ -1,0 +1,80 @@
+/*
+ * replay_internal.h - the state shared by the replay threads, the monitor
+ * thread and the code that sets them up.  Not for the rest of trace_run.
+ *
+ * Everything here is allocated with mmap before the clock starts, so the
+ * replayer never asks the allocator under test for its own memory.
+ */
+#ifndef RT_REPLAY_INTERNAL_H
+#define RT_REPLAY_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "replay.h"
+#include "workload.h"
+
+/*
+ * One workload object: where it lives now, and the bytes the program asked
+ * for as recorded.  The size is kept because frees carry none and both the
+ * ideal RSS and --touch need it when the block goes away.
+ */
+struct rt_slot {
+	void *ptr;
+	uint64_t size;
+};
+
+enum rt_state { RT_RUNNING, RT_PACING, RT_FINISHED };
+
+struct rt_replay;
+
+/* One replay thread.  The first cache line is written by its owner and read
+ * by the monitor; the statistics after it are the owner's alone. */
+struct rt_thread {
+	_Alignas(64) _Atomic uint64_t ops;   /* ops completed, syncs included */
+	_Atomic uint64_t calls;              /* allocator calls completed */
+	_Atomic uint64_t waiting;            /* sync id + 1 while in WAIT, else 0 */
+	_Atomic int state;                   /* enum rt_state */
+	_Alignas(64) struct rt_replay *r;
+	const uint8_t *stream, *end;
+	uint32_t index, tid;
+	pthread_t pthread;
+	uint64_t failed_now, recorded_failed_ok;
+	struct rt_callstat stat[MT_CALL_COUNT];
+};
+
+struct rt_replay {
+	struct mt_wl *wl;
+	const struct mt_wl_info *info;
+	const struct rt_opts *o;
+	struct rt_timer_info timer;
+	unsigned foreign;          /* calls emulated, see rt_allocator_foreign */
+	size_t page;               /* for --touch=page and the page-sized calls */
+	struct rt_slot *slots;     /* objects + 1; slot 0 stays NULL */
+	_Atomic uint32_t *syncs;   /* one word per sync point, see sync.h */
+	struct rt_thread *threads;
+	uint64_t start_ns;         /* CLOCK_MONOTONIC at release */
+	_Atomic uint32_t go;       /* released: the threads start together */
+	_Atomic uint32_t stop;     /* replay over: the monitor takes a last sample */
+	_Atomic int abandon;       /* set before go when setup failed: return at once */
+	/* The one shared counter on the replay path: a relaxed atomic add per
+	 * allocation and free (measured in bench/trace_run.sh), so the peak is
+	 * exact in any interleaving without a lock. */
+	_Alignas(64) _Atomic int64_t ideal_live;
+	_Atomic int64_t ideal_peak;
+	_Alignas(64) uint64_t samples;
+	FILE *timeline;            /* --timeline, or NULL */
+	int statm_fd;              /* /proc/self/statm, read by the monitor */
+};
+
+void *rt_thread_main(void *arg);
+void *rt_monitor_main(void *arg);
+
+/* Opens the timeline before any thread exists, so a bad path is an
+ * ordinary error; the monitor writes to it. */
+int rt_monitor_open(struct rt_replay *r, struct mt_error *e);
+void rt_monitor_close(struct rt_replay *r);
+
+#endif

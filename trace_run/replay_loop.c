@@ -1,0 +1,327 @@
+/*
+ * replay_loop.c - the replay threads: decode an op, make the call, time it.
+ *
+ * This is the hot path.  Per call it costs: one op decode (a head byte and
+ * two to four varints, ~5 ns), two timer reads (RDTSCP+LFENCE each), one
+ * histogram update (~5 ns), a table load and store, a relaxed atomic add for
+ * the ideal RSS (~5 ns uncontended) and a relaxed store of the progress
+ * counter.  No allocation, no lock, no system call; only the timed call
+ * itself and the untimed work of --touch, --trim-every and --pace.
+ * bench/trace_run.sh measures the total against a plain loop of the same calls.
+ */
+#include "config.h"
+
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "replay_internal.h"
+#include "sync.h"
+#include "timer.h"
+
+/* Writes what a program would write into a fresh block, or before freeing
+ * it.  The empty asm keeps the compiler from deleting stores before free(). */
+static void touch(void *p, uint64_t n, enum rt_touch how, size_t page)
+{
+	if (!p || !n || how == RT_TOUCH_NONE)
+		return;
+	if (how == RT_TOUCH_ALL) {
+		memset(p, 0xa5, n);
+	} else {
+		volatile char *c = p;
+		for (uint64_t i = 0; i < n; i += page)
+			c[i] = 1;
+	}
+	__asm__ volatile("" : : "r"(p) : "memory");
+}
+
+static void ideal_add(struct rt_replay *r, int64_t d)
+{
+	if (!d)
+		return;
+	int64_t now = atomic_fetch_add_explicit(&r->ideal_live, d, memory_order_relaxed) + d;
+	if (d < 0)
+		return;
+	int64_t peak = atomic_load_explicit(&r->ideal_peak, memory_order_relaxed);
+	while (now > peak && !atomic_compare_exchange_weak_explicit(&r->ideal_peak, &peak, now,
+								   memory_order_relaxed,
+								   memory_order_relaxed))
+		;
+}
+
+/* Bytes the program asked for; an overflowing array size cannot succeed. */
+static uint64_t requested(const struct mt_op *op)
+{
+	if (!mt_call_has_nmemb(op->code))
+		return op->size;
+	uint64_t n;
+	return __builtin_mul_overflow(op->nmemb, op->size, &n) ? UINT64_MAX : n;
+}
+
+static void sized_free(const struct mt_op *op, void *p)
+{
+#if defined(HAVE_FREE_SIZED) && defined(HAVE_FREE_ALIGNED_SIZED)
+	if (op->code == MT_CALL_FREE_SIZED)
+		free_sized(p, op->size);
+	else if (op->code == MT_CALL_FREE_ALIGNED_SIZED)
+		free_aligned_sized(p, op->align, op->size);
+	else
+		free(p);
+#else
+	free(p); /* this libc has no sized free: the plain one is the same request */
+#endif
+}
+
+/*
+ * A call the allocator lacks (see rt_allocator_foreign), made of calls it
+ * has, as glibc defines it: pvalloc rounds up to whole pages, valloc aligns
+ * to a page, reallocarray is realloc after an overflow check.
+ */
+static void *timed_emulation(const struct mt_op *op, void *in, size_t page, int tsc,
+			     uint64_t *cost)
+{
+	const size_t sz = (size_t)op->size;
+	size_t align = op->align < sizeof(void *) ? sizeof(void *) : (size_t)op->align, bytes;
+	void *out = NULL;
+	uint64_t t0, t1;
+
+	switch (op->code) {
+	case MT_CALL_REALLOCARRAY:
+		if (__builtin_mul_overflow(op->nmemb, op->size, &bytes)) {
+			t0 = t1 = 0;
+			break;
+		}
+		t0 = rt_now(tsc); out = realloc(in, bytes); t1 = rt_now(tsc); break;
+	case MT_CALL_MEMALIGN:
+	case MT_CALL_ALIGNED_ALLOC:
+		t0 = rt_now(tsc);
+		if (posix_memalign(&out, align, sz))
+			out = NULL;
+		t1 = rt_now(tsc);
+		break;
+	case MT_CALL_POSIX_MEMALIGN:
+		t0 = rt_now(tsc); out = memalign(op->align, sz); t1 = rt_now(tsc); break;
+	case MT_CALL_VALLOC:
+		t0 = rt_now(tsc); out = memalign(page, sz); t1 = rt_now(tsc); break;
+	case MT_CALL_PVALLOC:
+		t0 = rt_now(tsc); out = memalign(page, (sz + page - 1) & ~(page - 1)); t1 = rt_now(tsc);
+		break;
+	default: /* the sized frees */
+		t0 = rt_now(tsc); free(in); t1 = rt_now(tsc); break;
+	}
+	*cost = t1 - t0;
+	return out;
+}
+
+/* The allocator call for op, timed; returns what it returned.  Each case
+ * holds nothing but the call between the two timer reads. */
+static void *timed_call(const struct mt_op *op, void *in, const struct rt_replay *r, int tsc,
+			uint64_t *cost)
+{
+	void *out = NULL;
+	uint64_t t0, t1;
+	size_t sz = (size_t)op->size;
+
+	if (r->foreign >> op->code & 1)
+		return timed_emulation(op, in, r->page, tsc, cost);
+	switch (op->code) {
+	case MT_CALL_MALLOC:
+		t0 = rt_now(tsc); out = malloc(sz); t1 = rt_now(tsc); break;
+	case MT_CALL_CALLOC:
+		t0 = rt_now(tsc); out = calloc(op->nmemb, sz); t1 = rt_now(tsc); break;
+	case MT_CALL_REALLOC:
+		t0 = rt_now(tsc); out = realloc(in, sz); t1 = rt_now(tsc); break;
+	case MT_CALL_REALLOCARRAY:
+		t0 = rt_now(tsc); out = reallocarray(in, op->nmemb, sz); t1 = rt_now(tsc); break;
+	case MT_CALL_MEMALIGN:
+		t0 = rt_now(tsc); out = memalign(op->align, sz); t1 = rt_now(tsc); break;
+	case MT_CALL_POSIX_MEMALIGN: {
+		int rc;
+		t0 = rt_now(tsc); rc = posix_memalign(&out, op->align, sz); t1 = rt_now(tsc);
+		if (rc)
+			out = NULL;
+		break;
+	}
+	case MT_CALL_ALIGNED_ALLOC:
+		t0 = rt_now(tsc); out = aligned_alloc(op->align, sz); t1 = rt_now(tsc); break;
+	case MT_CALL_VALLOC:
+		t0 = rt_now(tsc); out = valloc(sz); t1 = rt_now(tsc); break;
+	case MT_CALL_PVALLOC:
+		t0 = rt_now(tsc); out = pvalloc(sz); t1 = rt_now(tsc); break;
+	default: /* the frees */
+		t0 = rt_now(tsc); sized_free(op, in); t1 = rt_now(tsc); break;
+	}
+	*cost = t1 - t0;
+	return out;
+}
+
+/*
+ * A realloc that failed when recorded left the old block live; if it
+ * succeeds now, the old block has moved.  Keep the object at its new address
+ * when it is at least as large as the program believes, so later ops and
+ * --touch stay in bounds; otherwise (or for realloc(p, 0), which freed p
+ * both times) the block is let go.
+ */
+static void realloc_now_ok(struct rt_thread *t, const struct mt_op *op, void *out, uint64_t req)
+{
+	struct rt_slot *old = op->old_obj ? &t->r->slots[op->old_obj] : NULL;
+	t->recorded_failed_ok++;
+	if (old && req && req >= old->size) {
+		old->ptr = out;
+		return;
+	}
+	if (old)
+		old->ptr = NULL;
+	free(out);
+}
+
+/* A realloc that returns NULL now: with size 0 it freed the old block;
+ * otherwise the old block is still there, and is let go if the program
+ * went on without it. */
+static void realloc_now_null(struct rt_thread *t, const struct mt_op *op, void *in, uint64_t req)
+{
+	int recorded_ok = op->new_obj != 0;
+	if (recorded_ok)
+		t->failed_now++;
+	if (!op->old_obj)
+		return;
+	if (req && recorded_ok)
+		free(in);
+	if (!req || recorded_ok)
+		t->r->slots[op->old_obj].ptr = NULL;
+}
+
+/* Object table and ideal RSS after a realloc; the ideal follows the
+ * recorded outcome, so it is the same whatever the allocator does now. */
+static void realloc_done(struct rt_thread *t, const struct mt_op *op, void *in, void *out)
+{
+	struct rt_replay *r = t->r;
+	uint64_t req = requested(op);
+	int64_t old_size = op->old_obj ? (int64_t)r->slots[op->old_obj].size : 0;
+
+	if (op->new_obj)
+		ideal_add(r, (int64_t)req - old_size);
+	else if (!req)
+		ideal_add(r, -old_size);
+
+	if (!out)
+		realloc_now_null(t, op, in, req);
+	else if (!op->new_obj)
+		realloc_now_ok(t, op, out, req);
+	else if (op->old_obj)
+		r->slots[op->old_obj].ptr = NULL;
+	if (op->new_obj) {
+		r->slots[op->new_obj] = (struct rt_slot){ out, req };
+		touch(out, req, r->o->touch, r->page);
+	}
+}
+
+static void alloc_done(struct rt_thread *t, const struct mt_op *op, void *out)
+{
+	struct rt_replay *r = t->r;
+	uint64_t req = requested(op);
+	if (!op->new_obj) { /* failed when recorded */
+		if (out) {
+			t->recorded_failed_ok++;
+			free(out);
+		}
+		return;
+	}
+	if (!out)
+		t->failed_now++;
+	r->slots[op->new_obj] = (struct rt_slot){ out, req };
+	ideal_add(r, (int64_t)req);
+	touch(out, req, r->o->touch, r->page);
+}
+
+static void replay_call(struct rt_thread *t, const struct mt_op *op, int tsc, uint64_t overhead)
+{
+	struct rt_replay *r = t->r;
+	struct rt_slot *in = op->old_obj ? &r->slots[op->old_obj] : NULL;
+	void *inp = in ? in->ptr : NULL;
+	int frees = !mt_call_allocates(op->code);
+	uint64_t cost;
+
+	if (frees && in) {
+		touch(inp, in->size, r->o->touch, r->page);
+		in->ptr = NULL;
+		ideal_add(r, -(int64_t)in->size);
+	}
+	void *out = timed_call(op, inp, r, tsc, &cost);
+	rt_callstat_add(&t->stat[op->code], cost > overhead ? cost - overhead : 0);
+	if (frees)
+		return;
+	if (mt_call_has_in(op->code))
+		realloc_done(t, op, inp, out);
+	else
+		alloc_done(t, op, out);
+}
+
+/* Sleeps (or, for the last stretch, spins) until the op's recorded time. */
+static void pace(struct rt_thread *t, uint64_t due_ns)
+{
+	uint64_t now = rt_clock_ns();
+	if (now >= due_ns)
+		return;
+	atomic_store_explicit(&t->state, RT_PACING, memory_order_relaxed);
+	if (due_ns - now > 100000) {
+		uint64_t wake = due_ns - 50000;
+		struct timespec ts = { (time_t)(wake / 1000000000u), (long)(wake % 1000000000u) };
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
+			;
+	}
+	while (rt_clock_ns() < due_ns)
+		rt_cpu_relax();
+	atomic_store_explicit(&t->state, RT_RUNNING, memory_order_relaxed);
+}
+
+static void corrupt(struct rt_thread *t, const uint8_t *at)
+{
+	fprintf(stderr, "trace_run: %s: thread %u: undecodable op at stream byte %zu\n",
+		mt_wl_path(t->r->wl), t->index, (size_t)(at - t->stream));
+	_exit(1);
+}
+
+void *rt_thread_main(void *arg)
+{
+	struct rt_thread *t = arg;
+	struct rt_replay *r = t->r;
+	const int tsc = r->timer.source == RT_TIMER_TSC;
+	const uint64_t overhead = r->timer.overhead, trim_every = r->o->trim_every;
+	const int timing = (r->info->flags & MT_WLF_TIMING) != 0, pacing = r->o->pace;
+	struct mt_op_state st = { 0 };
+	struct mt_op op;
+	uint64_t ops = 0, calls = 0, since_trim = 0, due_ns;
+
+	rt_sync_wait(&r->go);
+	if (atomic_load(&r->abandon))
+		return NULL;
+	due_ns = r->start_ns;
+	for (const uint8_t *p = t->stream; p < t->end;) {
+		const uint8_t *at = p;
+		if (mt_op_decode(&p, t->end, &st, &op, timing))
+			corrupt(t, at);
+		if (pacing) {
+			due_ns += op.delta_ns;
+			pace(t, due_ns);
+		}
+		if (op.code == MT_OP_SIGNAL) {
+			rt_sync_signal(&r->syncs[op.sync]);
+		} else if (op.code == MT_OP_WAIT) {
+			atomic_store_explicit(&t->waiting, op.sync + 1, memory_order_relaxed);
+			rt_sync_wait(&r->syncs[op.sync]);
+			atomic_store_explicit(&t->waiting, 0, memory_order_relaxed);
+		} else {
+			replay_call(t, &op, tsc, overhead);
+			atomic_store_explicit(&t->calls, ++calls, memory_order_relaxed);
+			if (trim_every && ++since_trim == trim_every) {
+				malloc_trim(0);
+				since_trim = 0;
+			}
+		}
+		atomic_store_explicit(&t->ops, ++ops, memory_order_relaxed);
+	}
+	atomic_store_explicit(&t->state, RT_FINISHED, memory_order_release);
+	return NULL;
+}

@@ -1,0 +1,182 @@
+/*
+ * report.c - the text and JSON reports (see report.h).
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "report.h"
+#include "trace.h"
+
+const char *rt_comma(uint64_t v)
+{
+	static char ring[8][32];
+	static unsigned next;
+	char digits[32], *out = ring[next++ % 8];
+	int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)v), o = 0;
+	for (int i = 0; i < n; i++) {
+		if (i && (n - i) % 3 == 0)
+			out[o++] = ',';
+		out[o++] = digits[i];
+	}
+	out[o] = 0;
+	return out;
+}
+
+uint64_t rt_total_call_time(const struct rt_result *res)
+{
+	uint64_t sum = 0;
+	for (int c = 0; c < MT_CALL_COUNT; c++)
+		sum += res->calls[c].total;
+	return sum;
+}
+
+static uint64_t avg(const struct rt_callstat *s)
+{
+	return s->count ? s->total / s->count : 0;
+}
+
+/* The original's four lines always, in its order; other calls when made. */
+static const unsigned order[] = {
+	MT_CALL_MALLOC, MT_CALL_CALLOC, MT_CALL_REALLOC, MT_CALL_FREE,
+	MT_CALL_REALLOCARRAY, MT_CALL_MEMALIGN, MT_CALL_POSIX_MEMALIGN, MT_CALL_ALIGNED_ALLOC,
+	MT_CALL_VALLOC, MT_CALL_PVALLOC, MT_CALL_FREE_SIZED, MT_CALL_FREE_ALIGNED_SIZED,
+};
+enum { ORIGINAL_LINES = 4, NUMBER_END = 22 };
+
+/* "Avg malloc time:    385 in        154 calls": the average ends in column
+ * 22 whatever the name's length, as the original's hand-padded lines did. */
+static void avg_line(FILE *out, unsigned call, const struct rt_callstat *s)
+{
+	char label[64];
+	int len = snprintf(label, sizeof label, "Avg %s time:", mt_call_name(call));
+	int width = NUMBER_END - len > 1 ? NUMBER_END - len : 1;
+	fprintf(out, "%s %*s in %10s calls\n", label, width, rt_comma(avg(s)),
+		rt_comma(s->count));
+}
+
+static void percentiles(FILE *out, const struct rt_result *res)
+{
+	fprintf(out, "Percentiles (%s):  %10s %10s %10s\n", res->timer.unit, "p50", "p99", "max");
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+		const struct rt_callstat *s = &res->calls[order[i]];
+		if (!s->count)
+			continue;
+		fprintf(out, "  %-20s %10s %10s %10s\n", mt_call_name(order[i]),
+			rt_comma(rt_callstat_quantile(s, 0.5)), rt_comma(rt_callstat_quantile(s, 0.99)),
+			rt_comma(s->max));
+	}
+}
+
+static void timer_line(FILE *out, const struct rt_result *res)
+{
+	if (res->timer.source == RT_TIMER_TSC)
+		fprintf(out, "Timer: rdtscp, TSC at %.1f MHz (measured), %s cycles of timer cost "
+			"subtracted per call\n", res->timer.tsc_mhz, rt_comma(res->timer.overhead));
+	else
+		fprintf(out, "Timer: clock_gettime (no rdtscp), figures in ns, %s ns of timer cost "
+			"subtracted per call\n", rt_comma(res->timer.overhead));
+}
+
+void rt_report_text(FILE *out, const struct rt_result *res)
+{
+	const char *unit = res->timer.unit;
+	long grew = res->maxrss_end_kb - res->maxrss_start_kb;
+
+	fprintf(out, "%s %s\n", rt_comma(res->elapsed), unit);
+	fprintf(out, "%s usec wall time\n", rt_comma(res->wall_usec));
+	fprintf(out, "%s usec across %u thread%s\n", rt_comma(res->user_usec), res->threads,
+		res->threads == 1 ? "" : "s");
+	fprintf(out, "%s Kb Max RSS (%s -> %s)\n", rt_comma(grew > 0 ? (uint64_t)grew : 0),
+		rt_comma((uint64_t)res->maxrss_start_kb), rt_comma((uint64_t)res->maxrss_end_kb));
+	fprintf(out, "%s Kb Max Ideal RSS\n", rt_comma((res->ideal_peak + 1023) / 1024));
+	fprintf(out, "\n");
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+		if (i < ORIGINAL_LINES || res->calls[order[i]].count)
+			avg_line(out, order[i], &res->calls[order[i]]);
+	fprintf(out, "Total call time: %s %s\n", rt_comma(rt_total_call_time(res)), unit);
+	fprintf(out, "\n");
+	percentiles(out, res);
+	fprintf(out, "Outcomes: %s calls failed that succeeded when recorded, "
+		"%s recorded failures succeeded\n", rt_comma(res->failed_now),
+		rt_comma(res->recorded_failed_ok));
+	fprintf(out, "Replayer: %s Kb resident before the clock started (tables, streams, "
+		"threads)\n", rt_comma(res->replayer_kb));
+	timer_line(out, res);
+	fprintf(out, "Allocator: %s (%s)\n", res->allocator, res->allocator_lib);
+	if (res->emulated) {
+		fprintf(out, "Emulated (the allocator lacks them):");
+		for (unsigned c = 0; c < MT_CALL_COUNT; c++)
+			if (res->emulated >> c & 1)
+				fprintf(out, " %s", mt_call_name(c));
+		fprintf(out, "\n");
+	}
+}
+
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static void json_calls(FILE *out, const struct rt_result *res)
+{
+	int first = 1;
+	fprintf(out, "\"calls\":{");
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+		const struct rt_callstat *s = &res->calls[order[i]];
+		if (!s->count)
+			continue;
+		fprintf(out, "%s\"%s\":{\"count\":%llu,\"total\":%llu,\"avg\":%llu,\"p50\":%llu,"
+			"\"p99\":%llu,\"max\":%llu}", first ? "" : ",", mt_call_name(order[i]),
+			(unsigned long long)s->count, (unsigned long long)s->total,
+			(unsigned long long)avg(s),
+			(unsigned long long)rt_callstat_quantile(s, 0.5),
+			(unsigned long long)rt_callstat_quantile(s, 0.99), (unsigned long long)s->max);
+		first = 0;
+	}
+	fprintf(out, "}");
+}
+
+void rt_report_json(FILE *out, const struct rt_result *res)
+{
+	long grew = res->maxrss_end_kb - res->maxrss_start_kb;
+	fprintf(out, "{\"workload\":");
+	json_string(out, res->path);
+	fprintf(out, ",\"allocator\":");
+	json_string(out, res->allocator);
+	fprintf(out, ",\"allocator_lib\":");
+	json_string(out, res->allocator_lib);
+	fprintf(out, ",\"unit\":\"%s\",\"elapsed\":%llu,\"wall_usec\":%llu,\"user_usec\":%llu,"
+		"\"sys_usec\":%llu,\"threads\":%u,\"max_rss_kb\":%ld,\"rss_start_kb\":%ld,"
+		"\"rss_end_kb\":%ld,\"ideal_rss_kb\":%llu,\"ideal_peak_bytes\":%llu,"
+		"\"header_ideal_peak_bytes\":%llu,\"replayer_kb\":%llu,\"total_call_time\":%llu,"
+		"\"failed_now\":%llu,\"recorded_failed_ok\":%llu,\"samples\":%llu,",
+		res->timer.unit, (unsigned long long)res->elapsed, (unsigned long long)res->wall_usec,
+		(unsigned long long)res->user_usec, (unsigned long long)res->sys_usec, res->threads,
+		grew > 0 ? grew : 0, res->maxrss_start_kb, res->maxrss_end_kb,
+		(unsigned long long)((res->ideal_peak + 1023) / 1024),
+		(unsigned long long)res->ideal_peak, (unsigned long long)res->header_ideal_peak,
+		(unsigned long long)res->replayer_kb, (unsigned long long)rt_total_call_time(res),
+		(unsigned long long)res->failed_now, (unsigned long long)res->recorded_failed_ok,
+		(unsigned long long)res->samples);
+	fprintf(out, "\"timer\":{\"source\":\"%s\",\"tsc_mhz\":%.1f,\"overhead\":%llu},",
+		res->timer.source == RT_TIMER_TSC ? "rdtscp" : "clock", res->timer.tsc_mhz,
+		(unsigned long long)res->timer.overhead);
+	fprintf(out, "\"emulated\":[");
+	for (unsigned c = 0, n = 0; c < MT_CALL_COUNT; c++)
+		if (res->emulated >> c & 1)
+			fprintf(out, "%s\"%s\"", n++ ? "," : "", mt_call_name(c));
+	fprintf(out, "],");
+	json_calls(out, res);
+	fprintf(out, "}\n");
+}
