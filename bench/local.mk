@@ -10,3 +10,17 @@ bench_libfloor_la_SOURCES = bench/floor_recorder.c
 bench_libfloor_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 dist_noinst_SCRIPTS += bench/recorder.sh
 EXTRA_DIST += bench/rec_run.sh bench/rec_report.sh
+
+# bench/trace2wl.sh: conversion speed and memory on generated traces.
+noinst_PROGRAMS += bench/gen_trace
+bench_gen_trace_SOURCES = bench/gen_trace.c
+bench_gen_trace_LDADD = lib/libmtformat.la
+dist_noinst_SCRIPTS += bench/trace2wl.sh
+
+# bench/trace_run.sh: replay overhead against bench/run_loop, the same calls
+# in a plain loop; timer.c is trace_run's own, so both time alike.
+noinst_PROGRAMS += bench/run_loop
+bench_run_loop_SOURCES = bench/run_loop.c trace_run/timer.c trace_run/timer.h
+bench_run_loop_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/trace_run
+bench_run_loop_LDADD = lib/libmtformat.la
+dist_noinst_SCRIPTS += bench/trace_run.sh

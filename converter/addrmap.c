@@ -1,12 +1,13 @@
 /*
  * addrmap.c - open-addressing hash from address to block (see addrmap.h).
  *
- * Linear probing over 40-byte slots; no deletion, so no tombstones: an entry
+ * Linear probing over 32-byte slots; no deletion, so no tombstones: an entry
  * only moves between live and freed, and freed ones are shed at resizes.
  */
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "addrmap.h"
 
@@ -14,7 +15,9 @@
 
 static int alloc_slots(struct addrmap *m, size_t n)
 {
-	m->slots = calloc(n, sizeof *m->slots);
+	m->slots = aligned_alloc(64, n * sizeof *m->slots);
+	if (m->slots)
+		memset(m->slots, 0, n * sizeof *m->slots);
 	if (!m->slots)
 		return -1;
 	m->mask = n - 1;

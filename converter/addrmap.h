@@ -15,13 +15,17 @@
 
 enum { AM_EMPTY = 0, AM_LIVE = 1, AM_FREED = 2 };
 
+#define AM_MAX_THREADS (1u << 22)
+
+/* 32 bytes, so a probe touches one cache line: the map is the converter's
+ * main source of cache misses. */
 struct am_entry {
-	uint64_t addr;  /* 0: empty slot (NULL is never stored) */
-	uint64_t obj;   /* live: object index; freed: tid that freed it */
-	uint64_t size;  /* live: requested bytes; freed: record number of the free */
-	uint64_t pos;   /* live: owner's stream length just after the allocation */
-	uint32_t owner; /* live: source thread that allocated it */
-	uint32_t state; /* AM_* */
+	uint64_t addr;       /* 0: empty slot (NULL is never stored) */
+	uint64_t obj;        /* live: object index; freed: tid that freed it */
+	uint64_t size;       /* live: requested bytes; freed: record number of the free */
+	uint64_t pos : 40;   /* live: owner's stream length just after the allocation */
+	uint64_t owner : 22; /* live: source thread that allocated it */
+	uint64_t state : 2;  /* AM_* */
 };
 
 struct addrmap {
