@@ -10,17 +10,65 @@
  *     mt_glibc_leave(&s, result);         after it (result NULL for free)
  *
  * They must cost a load and a predictable branch when no derived marker is
- * being probed and the recorder is off.
+ * being probed and the recorder is off.  That is why every derived marker
+ * has an SDT semaphore (a tracer increments it while attached) and the
+ * semaphores sit side by side in one 32-byte block: mt_glibc_enter ORs the
+ * block's three words with the recorder's epoch word, all in one or two
+ * cache lines, and takes one branch.  The derivations themselves live in
+ * glibc_events.c and friends, out of line.
  */
 #ifndef MT_GLIBC_EVENTS_H
 #define MT_GLIBC_EVENTS_H
 
+#include <stdint.h>
+
+#include "recorder.h"
+
+/*
+ * The semaphores of the derived markers, in enum mt_event order (index =
+ * event - 1), in section .probes where tracers look for them.  The words
+ * view is what the gate reads; tracers write the 16-bit counters.
+ */
+union mt_glibc_sems {
+	volatile unsigned short sem[12];
+	volatile uint64_t word[3];
+};
+extern union mt_glibc_sems mt_glibc_sems;
+
+/* Per call: what enter and before_free learned, for leave. */
 struct mt_glibc_probe_state {
-	int active;
+	int active;          /* derivations run for this call */
+	int freeing;         /* before_free saw a block being released */
+	int raises;          /* freeing it raises the mmap threshold */
+	int saved_errno;     /* see mt_glibc_before_free_slow */
+	uintptr_t chunk;     /* its chunk header word */
+	uintptr_t arena;     /* its arena (0: mmapped, or main not located) */
 };
 
-static inline void mt_glibc_enter(struct mt_glibc_probe_state *s) { s->active = 0; }
-static inline void mt_glibc_before_free(struct mt_glibc_probe_state *s, void *ptr) { (void)s; (void)ptr; }
-static inline void mt_glibc_leave(struct mt_glibc_probe_state *s, void *result) { (void)s; (void)result; }
+void mt_glibc_enter_slow(struct mt_glibc_probe_state *s);
+void mt_glibc_before_free_slow(struct mt_glibc_probe_state *s, void *ptr);
+void mt_glibc_leave_slow(struct mt_glibc_probe_state *s, void *result);
+
+/* Cost when nothing listens: four loads, two ORs, one not-taken branch. */
+static inline void mt_glibc_enter(struct mt_glibc_probe_state *s)
+{
+	uint64_t any = mt_glibc_sems.word[0] | mt_glibc_sems.word[1] |
+		       mt_glibc_sems.word[2] | __atomic_load_n(&mt_rec_epoch, __ATOMIC_RELAXED);
+	s->active = 0;
+	if (__builtin_expect(any != 0, 0))
+		mt_glibc_enter_slow(s);
+}
+
+static inline void mt_glibc_before_free(struct mt_glibc_probe_state *s, void *ptr)
+{
+	if (__builtin_expect(s->active, 0))
+		mt_glibc_before_free_slow(s, ptr);
+}
+
+static inline void mt_glibc_leave(struct mt_glibc_probe_state *s, void *result)
+{
+	if (__builtin_expect(s->active, 0))
+		mt_glibc_leave_slow(s, result);
+}
 
 #endif

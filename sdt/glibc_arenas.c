@@ -1,0 +1,323 @@
+/*
+ * glibc_arenas.c - glibc's arenas and heaps, followed through the blocks
+ * the interposer sees: memory_arena_new, memory_arena_reuse and
+ * memory_heap_new / _more / _less / _free.
+ *
+ * A block of a non-main arena lives in a 64 MiB-aligned heap whose first
+ * bytes are glibc's heap_info (arena pointer, previous heap, size), so
+ * every block returned tells which heap and arena served it, and how big
+ * that heap is now.  The first sight of a heap is memory_heap_new, of an
+ * arena memory_arena_new; a size change is _more or _less.  Heaps shrink
+ * and vanish only inside free, and only at the arena's newest heap, which
+ * can be unmapped under our feet: after a free, the arena's system_mem
+ * (one load from the arena, which glibc never unmaps) says whether
+ * anything shrank, and only then are heaps read, through
+ * process_vm_readv, which fails cleanly on an unmapped address.
+ *
+ * Which arena a thread uses is the arena of the blocks it gets, except
+ * blocks it freed itself from another arena: glibc's per-thread cache
+ * hands those back, and they say nothing about the thread's arena.  A
+ * short per-thread list of such frees filters them out.
+ *
+ * Tables are fixed, lock-free (compare-and-swap on the key) and never
+ * allocate: this runs inside malloc.
+ */
+#include <gnu/libc-version.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "glibc_internal.h"
+#include "glibc_layout.h"
+#include "trace_format.h"
+
+#define MAIN_TAG ((uintptr_t)1)   /* the main arena, wherever it is */
+#define HEAP_SLOTS 4096           /* 256 GiB of heaps; more go untracked */
+#define ARENA_SLOTS 1024
+#define FOREIGN_SLOTS 64
+
+struct heap_slot {
+	uintptr_t heap;       /* key; never reset, so a slot is never reused */
+	uintptr_t size;       /* as last reported; 0 = not mapped */
+	uintptr_t prev;       /* heap_info->prev when first seen */
+};
+
+struct arena_slot {
+	uintptr_t arena;      /* key */
+	uintptr_t top;        /* newest heap seen */
+	uintptr_t system_mem; /* as last read */
+};
+
+static struct heap_slot heaps[HEAP_SLOTS];
+static struct arena_slot arenas[ARENA_SLOTS];
+static int arenas_off;    /* heaps not 64 MiB-aligned (hugetlb tunable) */
+static int state_ok;      /* malloc_state offsets trusted for this libc */
+static uintptr_t main_arena;
+
+static __thread struct {
+	uintptr_t arena;      /* MAIN_TAG, a non-main arena, or 0 = not yet known */
+	unsigned next;
+	uintptr_t foreign[FOREIGN_SLOTS];
+} self __attribute__((tls_model("initial-exec")));
+
+void mt_glibc_arenas_init(void)
+{
+	unsigned long long v;
+	const char *ver = gnu_get_libc_version();
+	char *end;
+	long major = strtol(ver, &end, 10);
+	long minor = *end == '.' ? strtol(end + 1, NULL, 10) : -1;
+
+	arenas_off = mt_glibc_tunable("hugetlb", NULL, &v) && v >= 2;
+	state_ok = major == 2 && minor >= GL_LAYOUT_MIN_MINOR && minor <= GL_LAYOUT_MAX_MINOR;
+}
+
+/* Reads n bytes at addr, or fails (returns 0) if they are not mapped. */
+static int safe_read(uintptr_t addr, void *buf, size_t n)
+{
+	struct iovec here = { buf, n }, there = { (void *)addr, n };
+
+	return syscall(SYS_process_vm_readv, getpid(), &here, 1UL, &there, 1UL, 0UL) == (long)n;
+}
+
+static size_t hash(uintptr_t key, size_t slots)
+{
+	return (size_t)((key >> 12) * 0x9e3779b97f4a7c15ull >> 40) & (slots - 1);
+}
+
+/* Finds key's slot among n slots of `stride` bytes (key first), claiming a
+ * free one if `claim`; *fresh tells whether this call claimed it. */
+static uintptr_t *slot_for(void *base, size_t stride, size_t n, uintptr_t key, int claim,
+			   int *fresh)
+{
+	size_t i = hash(key, n);
+
+	*fresh = 0;
+	for (size_t probes = 0; probes < n; probes++, i = (i + 1) & (n - 1)) {
+		uintptr_t *k = (uintptr_t *)((char *)base + i * stride);
+		uintptr_t seen = __atomic_load_n(k, __ATOMIC_ACQUIRE);
+
+		if (seen == key)
+			return k;
+		if (seen != 0)
+			continue;
+		if (!claim)
+			return NULL;
+		if (__atomic_compare_exchange_n(k, &seen, key, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE)) {
+			*fresh = 1;
+			return k;
+		}
+		if (seen == key)
+			return k;
+	}
+	return NULL;
+}
+
+static struct heap_slot *heap_slot(uintptr_t h, int claim)
+{
+	int fresh;
+
+	return (struct heap_slot *)slot_for(heaps, sizeof heaps[0], HEAP_SLOTS, h, claim, &fresh);
+}
+
+static struct arena_slot *arena_slot(uintptr_t a, int *fresh)
+{
+	return (struct arena_slot *)slot_for(arenas, sizeof arenas[0], ARENA_SLOTS, a, 1, fresh);
+}
+
+/* The heap's size now: read directly while a live block pins the heap,
+ * else through safe_read; 0 if it is gone or belongs to another arena. */
+static uintptr_t heap_size_now(uintptr_t h, uintptr_t arena, int pinned)
+{
+	uintptr_t info[3];
+
+	if (pinned)
+		return ((const volatile uintptr_t *)h)[GL_HEAP_SIZE / sizeof(uintptr_t)];
+	if (!safe_read(h, info, sizeof info) || info[GL_HEAP_AR_PTR / sizeof(uintptr_t)] != arena)
+		return 0;
+	return info[GL_HEAP_SIZE / sizeof(uintptr_t)];
+}
+
+/*
+ * Publishes heap h's size and fires the marker for the change, once even
+ * if several threads look: the old value is loaded before the heap is
+ * read, and a lost compare-and-swap means look again.  Returns the event
+ * fired (0 for none).
+ */
+static unsigned heap_update(struct heap_slot *hs, uintptr_t arena, int pinned)
+{
+	uintptr_t old = __atomic_load_n(&hs->size, __ATOMIC_ACQUIRE), now;
+	unsigned ev;
+
+	do {
+		now = heap_size_now(hs->heap, arena, pinned);
+		if (now == old)
+			return 0;
+	} while (!__atomic_compare_exchange_n(&hs->size, &old, now, 0, __ATOMIC_ACQ_REL,
+					      __ATOMIC_ACQUIRE));
+	if (old == 0)
+		ev = MT_EV_HEAP_NEW;
+	else if (now == 0)
+		ev = MT_EV_HEAP_FREE;
+	else
+		ev = now > old ? MT_EV_HEAP_MORE : MT_EV_HEAP_LESS;
+	mt_glibc_emit(ev, hs->heap, ev == MT_EV_HEAP_FREE ? old : now);
+	return ev;
+}
+
+/* The main arena is a static in libc: the one arena on the arenas' ring
+ * (malloc_state->next) that does not sit at the start of a heap. */
+static void locate_main_arena(uintptr_t a)
+{
+	for (int i = 0; i < ARENA_SLOTS && a; i++) {
+		uintptr_t owner;
+
+		if (!safe_read(a + GL_ARENA_NEXT, &a, sizeof a) || a == 0)
+			return;
+		if (!safe_read((a & ~(GL_HEAP_MAX_SIZE - 1)) + GL_HEAP_AR_PTR, &owner, sizeof owner) ||
+		    owner != a) {
+			__atomic_store_n(&main_arena, a, __ATOMIC_RELEASE);
+			return;
+		}
+	}
+}
+
+/* A new arena's system_mem must look like one (page multiple, at least
+ * its heap): otherwise this libc's malloc_state is not the one we know. */
+static void check_state_layout(uintptr_t a, uintptr_t heap_size)
+{
+	uintptr_t mem = *(const volatile uintptr_t *)(a + GL_ARENA_SYSTEM_MEM);
+
+	if (mem < heap_size || mem % 4096 != 0 || mem > GL_HEAP_MAX_SIZE * ARENA_SLOTS)
+		state_ok = 0;
+	else if (!__atomic_load_n(&main_arena, __ATOMIC_ACQUIRE))
+		locate_main_arena(a);
+}
+
+static uintptr_t arena_address(uintptr_t tag)
+{
+	return tag == MAIN_TAG ? __atomic_load_n(&main_arena, __ATOMIC_ACQUIRE) : tag;
+}
+
+uintptr_t mt_glibc_arena_of(const void *ptr, uintptr_t chunk)
+{
+	if (!(chunk & GL_NON_MAIN_ARENA))
+		return MAIN_TAG;
+	if (arenas_off)
+		return 0;
+	return *(const uintptr_t *)(((uintptr_t)ptr & ~(GL_HEAP_MAX_SIZE - 1)) + GL_HEAP_AR_PTR);
+}
+
+/* A block this thread freed that belongs to another arena may come back
+ * from its tcache; remember it (the most recent FOREIGN_SLOTS of them). */
+void mt_glibc_note_foreign_free(const void *ptr, uintptr_t chunk, uintptr_t arena)
+{
+	if ((chunk & ~(uintptr_t)GL_SIZE_BITS) > GL_TCACHE_MAX_CHUNK || arena == self.arena)
+		return;
+	self.foreign[self.next++ % FOREIGN_SLOTS] = (uintptr_t)ptr;
+}
+
+static int took_foreign(const void *ptr)
+{
+	for (int i = 0; i < FOREIGN_SLOTS; i++)
+		if (self.foreign[i] == (uintptr_t)ptr) {
+			self.foreign[i] = 0;
+			return 1;
+		}
+	return 0;
+}
+
+static int is_main_thread(void)
+{
+	return syscall(SYS_gettid) == getpid();
+}
+
+/* The thread got a block of arena `tag`: has it moved? */
+static void thread_uses(uintptr_t tag, const void *ptr, int arena_is_new)
+{
+	uintptr_t prev = self.arena;
+
+	if (tag == prev || took_foreign(ptr))
+		return;
+	self.arena = tag;
+	if (arena_is_new || (prev == 0 && tag == MAIN_TAG && is_main_thread()))
+		return;   /* memory_arena_new said it; the main thread starts there */
+	mt_glibc_emit(MT_EV_ARENA_REUSE, arena_address(tag), prev ? arena_address(prev) : 0);
+}
+
+void mt_glibc_note_block(const void *ptr, uintptr_t chunk)
+{
+	uintptr_t h = (uintptr_t)ptr & ~(GL_HEAP_MAX_SIZE - 1), a;
+	struct heap_slot *hs;
+	struct arena_slot *as;
+	unsigned heap_ev = 0;
+	int fresh = 0;
+
+	if (chunk & GL_IS_MMAPPED)
+		return;
+	if (!(chunk & GL_NON_MAIN_ARENA)) {
+		thread_uses(MAIN_TAG, ptr, 0);
+		return;
+	}
+	if (arenas_off)
+		return;
+	a = ((const volatile uintptr_t *)h)[GL_HEAP_AR_PTR / sizeof(uintptr_t)];
+	hs = heap_slot(h, 1);
+	if (hs) {
+		if (__atomic_load_n(&hs->size, __ATOMIC_ACQUIRE) == 0)
+			hs->prev = ((const volatile uintptr_t *)h)[GL_HEAP_PREV / sizeof(uintptr_t)];
+		heap_ev = heap_update(hs, a, 1);
+	}
+	as = arena_slot(a, &fresh);
+	if (fresh) {
+		mt_glibc_emit(MT_EV_ARENA_NEW, a, chunk & ~(uintptr_t)GL_SIZE_BITS);
+		if (state_ok)
+			check_state_layout(a, hs ? hs->size : 0);
+	}
+	if (as) {
+		if (heap_ev == MT_EV_HEAP_NEW || fresh)
+			__atomic_store_n(&as->top, h, __ATOMIC_RELEASE);
+		if (state_ok)
+			__atomic_store_n(&as->system_mem,
+					 *(const volatile uintptr_t *)(a + GL_ARENA_SYSTEM_MEM),
+					 __ATOMIC_RELEASE);
+	}
+	thread_uses(a, ptr, fresh);
+}
+
+/*
+ * After a free in arena a: if its system_mem dropped, heap_trim shrank or
+ * unmapped heaps, newest first; walk back from the newest heap through the
+ * vanished ones to the first that is still there.
+ */
+void mt_glibc_arena_freed(uintptr_t a)
+{
+	struct arena_slot *as;
+	uintptr_t was, now, h;
+	int fresh;
+
+	if (a == MAIN_TAG || !state_ok || arenas_off)
+		return;
+	as = (struct arena_slot *)slot_for(arenas, sizeof arenas[0], ARENA_SLOTS, a, 0, &fresh);
+	if (!as)
+		return;
+	was = __atomic_load_n(&as->system_mem, __ATOMIC_ACQUIRE);
+	now = *(const volatile uintptr_t *)(a + GL_ARENA_SYSTEM_MEM);
+	if (now >= was || !__atomic_compare_exchange_n(&as->system_mem, &was, now, 0,
+							 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return;
+	h = __atomic_load_n(&as->top, __ATOMIC_ACQUIRE);
+	for (int i = 0; h && i < HEAP_SLOTS; i++) {
+		struct heap_slot *hs = heap_slot(h, 0);
+
+		if (!hs)
+			break;
+		heap_update(hs, a, 0);
+		if (__atomic_load_n(&hs->size, __ATOMIC_ACQUIRE) != 0)
+			break;   /* still mapped: the walk ends here */
+		h = hs->prev;
+		__atomic_store_n(&as->top, h, __ATOMIC_RELEASE);
+	}
+}
