@@ -3,17 +3,18 @@
 # Sourced by recorder.sh, which sets: me srcdir builddir calls reps cg_calls
 # diskdir, and after build_tree: work shmdir diskwork.
 
-# Contenders in run order.  rec-shm runs before rec-warm (and floor-shm
-# before floor-warm) because the warm run pre-fills as many bytes as the
-# fresh run wrote.
-all_contenders="untraced markers rec-shm rec-warm rec-disk floor-shm floor-warm floor-disk heaptrack mtrace"
+# Contenders in run order.  floor-shm runs before floor-warm, which pre-fills
+# as many bytes as the fresh run wrote.  There is no warm twin for our
+# recorder: it creates a new file (O_EXCL) and reserves each window with
+# fallocate, so /dev/shm is its warm regime; floor-warm shows what is left
+# of a recorder's cost once no page has to be allocated.
+all_contenders="untraced markers rec-shm rec-disk floor-shm floor-warm floor-disk heaptrack mtrace"
 
 describe_contender() {
 	case $1 in
 	untraced) echo "the program alone" ;;
 	markers) echo "LD_PRELOAD=libmtrace.so, recorder off: interposer and SDT markers" ;;
-	rec-shm) echo "recording, trace on fresh tmpfs pages (/dev/shm)" ;;
-	rec-warm) echo "recording, trace on tmpfs pages already in the page cache" ;;
+	rec-shm) echo "recording, trace on tmpfs (/dev/shm): pages warm, no writeback" ;;
 	rec-disk) echo "recording, trace kept on disk ($diskdir)" ;;
 	floor-shm) echo "bare 32-byte records per thread window, fresh tmpfs pages" ;;
 	floor-warm) echo "bare 32-byte records, tmpfs pages already in the page cache" ;;
@@ -45,6 +46,11 @@ build_tree() {
 	mtlib=$B/sdt/.libs/libmtrace.so
 	if ! make -s -C "$B" -j2 sdt/libmtrace.la >&2 || [ ! -f "$mtlib" ]; then
 		echo "$me: libmtrace.so does not build: markers and recording are not measured" >&2
+		mtlib=
+	elif ! err=$(env -u MTRACE_CTL_FILE LD_PRELOAD="$mtlib" "$prog" --calls 1 2>&1 >/dev/null) ||
+		[ -n "$err" ]; then
+		echo "$me: libmtrace.so does not load cleanly: markers and recording are not measured:" >&2
+		echo "$err" | head -n 3 >&2
 		mtlib=
 	fi
 	mdebug=$(ldconfig -p | awk '/libc_malloc_debug\.so\.0 / { print $NF; exit }')
@@ -121,16 +127,10 @@ run_contender() {
 	markers) go LD_PRELOAD="$mtlib" "$prog" $args ;;
 	rec-shm) go LD_PRELOAD="$mtlib" MTRACE_CTL_FILE="$shmdir/rec" "$prog" $args ;;
 	rec-disk) go LD_PRELOAD="$mtlib" MTRACE_CTL_FILE="$diskwork/rec" "$prog" $args ;;
-	rec-warm)
-		# The trace is named PREFIX.PID: a shell fills that name with zero
-		# pages and then becomes the program, keeping its pid.
-		go sh -c 'head -c "$1" /dev/zero >"$2.$$" && shift 2 && exec "$@"' sh \
-			"$(warm_size rec "$t")" "$shmdir/rec" \
-			env LD_PRELOAD="$mtlib" MTRACE_CTL_FILE="$shmdir/rec" "$prog" $args ;;
 	floor-shm) go LD_PRELOAD="$floorlib" FLOOR_FILE="$shmdir/floor" "$prog" $args ;;
 	floor-disk) go LD_PRELOAD="$floorlib" FLOOR_FILE="$diskwork/floor" "$prog" $args ;;
 	floor-warm)
-		head -c "$(warm_size floor "$t")" /dev/zero >"$shmdir/floor"
+		head -c "$(warm_size "$t")" /dev/zero >"$shmdir/floor"
 		go LD_PRELOAD="$floorlib" FLOOR_FILE="$shmdir/floor" "$prog" $args ;;
 	heaptrack) go heaptrack -o "$diskwork/heaptrack" "$prog" $args ;;
 	mtrace) go LD_PRELOAD="$mdebug" MALLOC_TRACE="$diskwork/mtrace.txt" "$prog" $args ;;
@@ -142,10 +142,10 @@ run_contender() {
 	rm -rf "$shmdir"/* "$diskwork"/*
 }
 
-# Bytes a warm run pre-fills: what the fresh run of this rep wrote, or a
-# generous guess if it has not run.
+# Bytes floor-warm pre-fills: what floor-shm wrote, or a generous guess if
+# it has not run.
 warm_size() {
-	cat "$work/size.$1.$2" 2>/dev/null || echo $((calls * $2 * 32 + 4194304))
+	cat "$work/size.floor.$1" 2>/dev/null || echo $((calls * $1 * 32 + 4194304))
 }
 
 # Bytes per call of the trace just written (first repetition only: the calls
@@ -157,7 +157,6 @@ trace_bytes() {
 		f=$(ls "${shmdir}"/rec.* "${diskwork}"/rec.* 2>/dev/null | head -n 1)
 		[ -n "$f" ] || { echo "$me: $c: no trace file was written" >&2; return 0; }
 		size=$(stat -c %s "$f")
-		[ "$c" = rec-shm ] && echo "$size" >"$work/size.rec.$t"
 		recs=$("$dump" --stats --json "$f" 2>/dev/null | grep -o '"records":[0-9]*' | head -n 1 | cut -d: -f2)
 		[ -n "$recs" ] || { echo "$me: $c: mtrace-dump cannot read $f" >&2; return 0; }
 		echo "$size $recs" | awk '{ printf "%.2f\n", $1 / $2 }' >"$work/b.$c.$t" ;;
@@ -188,6 +187,7 @@ count_instructions() {
 			--callgrind-out-file="$work/cg.out" "$prog" --calls "$cg_calls" || continue
 		awk -v n="$cg_calls" '/^(summary|totals):/ { printf "%.1f\n", $2 / n; exit }' \
 			"$work/cg.out" >"$work/ir.$c"
-		rm -rf "$shmdir"/* "$work/cg.out"
+		mv "$work/cg.out" "$work/cg.$c"
+		rm -rf "$shmdir"/*
 	done
 }

@@ -18,11 +18,11 @@ set -eu
 
 me=recorder.sh
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
-calls=2000000
-reps=5
-cg_calls=200000
+calls=
+reps=
+quick=
 builddir=
-diskdir=${TMPDIR_DISK:-/var/tmp}
+diskdir=/var/tmp
 
 usage() {
 	cat <<EOF
@@ -31,9 +31,9 @@ Times bench/alloc_heavy untraced and under each malloc tracer, 1 and 2 threads,
 and prints ns per call, ratio to untraced, added ns per call, bytes per call,
 then PASS or MISS for each recorder target.
 
-  --calls N       calls per thread in each timed run (default $calls)
-  --quick         about a minute: fewer calls and repetitions
-  --reps N        runs per contender; the median is kept (default $reps)
+  --calls N       calls per thread in each timed run (default 3000000)
+  --quick         about a minute: 1000000 calls, 3 runs, a shorter callgrind run
+  --reps N        runs per contender; the median is kept (default 7)
   --builddir DIR  configured build tree to use (default: the source tree if
                   it is configured, else \${TMPDIR:-/tmp}/mtk-bench-build)
   --disk-dir DIR  where traces are kept on disk (default /var/tmp)
@@ -52,7 +52,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--calls) [ $# -ge 2 ] || die "--calls needs a value"; number --calls "$2"; calls=$2; shift ;;
 	--reps) [ $# -ge 2 ] || die "--reps needs a value"; number --reps "$2"; reps=$2; shift ;;
-	--quick) calls=500000; reps=3; cg_calls=50000 ;;
+	--quick) quick=1 ;;
 	--builddir) [ $# -ge 2 ] || die "--builddir needs a value"; builddir=$2; shift ;;
 	--disk-dir) [ $# -ge 2 ] || die "--disk-dir needs a value"; diskdir=$2; shift ;;
 	-h | --help) usage; exit 0 ;;
@@ -60,6 +60,14 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+# --quick scales down only what was not given explicitly.
+if [ -n "$quick" ]; then
+	: "${calls:=1000000}" "${reps:=3}"
+	cg_calls=50000
+else
+	: "${calls:=3000000}" "${reps:=7}"
+	cg_calls=200000
+fi
 [ -d "$diskdir" ] && [ -w "$diskdir" ] || die "--disk-dir: '$diskdir' is not a writable directory"
 case $(stat -f -c %T "$diskdir") in
 tmpfs | ramfs) echo "$me: warning: $diskdir is in memory; pass --disk-dir on a real disk" >&2 ;;
@@ -86,4 +94,5 @@ for t in 1 2; do
 done
 count_instructions
 report
+where_instructions
 check_targets
