@@ -111,13 +111,20 @@ MT_EXPORT void *reallocarray(void *old, size_t nmemb, size_t size)
 {
 	struct mt_glibc_probe_state gs;
 	STAP_PROBE3(mtrace, reallocarray_entry, old, nmemb, size);
-	if (mt_in_boot_arena(old))
-		return size && nmemb > SIZE_MAX / size ? NULL : mt_boot_realloc(old, nmemb * size);
-	mt_glibc_enter(&gs);
-	if (old)
-		mt_glibc_before_free(&gs, old);
-	void *p = mt_next.reallocarray(old, nmemb, size);
-	mt_glibc_leave(&gs, p);
+	/* glibc's own reallocarray calls realloc through the PLT, which would
+	 * record the call twice; the overflow check is all it adds. */
+	void *p = NULL;
+	if (size && nmemb > SIZE_MAX / size) {
+		errno = ENOMEM;
+	} else if (mt_in_boot_arena(old)) {
+		return mt_boot_realloc(old, nmemb * size);
+	} else {
+		mt_glibc_enter(&gs);
+		if (old)
+			mt_glibc_before_free(&gs, old);
+		p = mt_next.realloc(old, nmemb * size);
+		mt_glibc_leave(&gs, p);
+	}
 	STAP_PROBE4(mtrace, reallocarray_return, p, old, nmemb, size);
 	if (mt_recording())
 		record_alloc(&(struct mt_rec){ .call = MT_CALL_REALLOCARRAY, .ptr_out = U(p),

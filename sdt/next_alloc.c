@@ -105,13 +105,6 @@ static void *boot_realloc(void *p, size_t n)
 	return q;
 }
 
-static void *boot_reallocarray(void *p, size_t n, size_t s)
-{
-	if (boot_resolve())
-		return mt_next.reallocarray(p, n, s);
-	return s && n > SIZE_MAX / s ? NULL : boot_realloc(p, n * s);
-}
-
 static void *boot_memalign(size_t a, size_t n)
 {
 	return boot_resolve() ? mt_next.memalign(a, n) : boot_alloc(n, a);
@@ -168,7 +161,6 @@ struct mt_next mt_next = {
 	.free = boot_free,
 	.calloc = boot_calloc,
 	.realloc = boot_realloc,
-	.reallocarray = boot_reallocarray,
 	.memalign = boot_memalign,
 	.posix_memalign = boot_posix_memalign,
 	.aligned_alloc = boot_aligned_alloc,
@@ -245,7 +237,6 @@ void mt_next_resolve(void)
 		.calloc = lookup("calloc", 1),
 		.realloc = lookup("realloc", 1),
 		.posix_memalign = lookup("posix_memalign", 1),
-		.reallocarray = lookup("reallocarray", 0),
 		.memalign = lookup("memalign", 0),
 		.aligned_alloc = lookup("aligned_alloc", 0),
 		.valloc = lookup("valloc", 0),

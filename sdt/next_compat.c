@@ -4,7 +4,7 @@
  * When jemalloc (say) is preloaded after us but lacks pvalloc, dlsym finds
  * glibc's pvalloc instead, and the block it returns would later be freed
  * into jemalloc.  Every such function is rebuilt here from the next
- * allocator's own posix_memalign and realloc, with glibc's semantics.
+ * allocator's own posix_memalign, with glibc's semantics.
  */
 #include "config.h"
 
@@ -52,15 +52,6 @@ static void *compat_pvalloc(size_t size)
 	return compat_memalign(ps, size ? (size + ps - 1) & ~(ps - 1) : ps);
 }
 
-static void *compat_reallocarray(void *p, size_t nmemb, size_t size)
-{
-	if (size && nmemb > SIZE_MAX / size) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	return mt_next.realloc(p, nmemb * size);
-}
-
 /* An allocator that cannot tell: usable size is reported as 0. */
 static size_t compat_usable_size(void *p)
 {
@@ -94,8 +85,6 @@ void mt_compat_fill(struct mt_next *n, int (*from_libc)(void *fn))
 		n->valloc = compat_valloc;
 	if (from_libc((void *)n->pvalloc))
 		n->pvalloc = compat_pvalloc;
-	if (from_libc((void *)n->reallocarray))
-		n->reallocarray = compat_reallocarray;
 	if (from_libc((void *)n->usable_size))
 		n->usable_size = compat_usable_size;
 #if HAVE_FREE_SIZED
