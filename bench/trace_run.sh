@@ -1,0 +1,129 @@
+#!/bin/sh
+# trace_run.sh - what replaying costs beyond the allocator, and how
+# repeatable a replay is.
+#
+# 1. Overhead: a one-thread workload of N malloc/free calls (a ring of 1000
+#    live blocks, mixed sizes) is replayed by trace_run --touch=none and made
+#    by bench/run_loop from a pre-decoded array, both plain and with each
+#    call between the same two timer reads.  Runs are interleaved, --reps of
+#    each, and the fastest kept (other work on the machine only ever adds
+#    time).  replay - timed loop = the replay machinery per call (decode,
+#    object table, statistics, ideal RSS); replay - plain loop adds the
+#    timer.  With valgrind, callgrind also counts instructions per call in
+#    the replay threads and in the timed loop, a figure noise cannot move.
+# 2. Timer: the calibrated cost of an empty timed region, and what is left
+#    of it after trace_run subtracts the calibration (should be ~0).
+# 3. Repeatability: 5 replays with the default --touch=all; spread of the
+#    peak RSS and of the total cycles, (max - min) / min.
+# Targets from issue #4: replay overhead <= 10 ns per call, RSS within 2%.
+# A benchmark, not a test: it prints PASS or MISS and never fails the build.
+#
+# Usage: bench/trace_run.sh [--calls N] [--reps N] [--builddir DIR]
+set -eu
+
+me=trace_run.sh
+srcdir=$(cd "$(dirname "$0")/.." && pwd)
+calls=2000000
+reps=5
+builddir=
+
+die() { echo "$me: $*" >&2; exit 2; }
+number() {
+	case $2 in '' | *[!0-9]*) die "$1: '$2' is not a positive number" ;; esac
+	[ "$2" -gt 0 ] || die "$1: '$2' is not a positive number"
+}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--calls) [ $# -ge 2 ] || die "--calls needs a value"; number --calls "$2"; calls=$2; shift ;;
+	--reps) [ $# -ge 2 ] || die "--reps needs a value"; number --reps "$2"; reps=$2; shift ;;
+	--builddir) [ $# -ge 2 ] || die "--builddir needs a value"; builddir=$2; shift ;;
+	-h | --help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	*) die "unknown option '$1'; try --help" ;;
+	esac
+	shift
+done
+[ -n "$builddir" ] || builddir=$srcdir
+[ -f "$builddir/config.status" ] || die "$builddir is not a configured build tree; use --builddir"
+command -v python3 >/dev/null || die "needs python3 (scripts/deps.sh bench)"
+
+make -s -C "$builddir" trace_run/trace_run bench/run_loop tests/run_synth >/dev/null ||
+	die "building trace_run, run_loop, run_synth in $builddir failed"
+tr="$builddir/trace_run/trace_run"
+loop="$builddir/bench/run_loop"
+work=$(mktemp -d "${TMPDIR:-/tmp}/trace_run-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+"$builddir/tests/run_synth" bench "$work/b.wl" "$calls" >/dev/null
+
+# j FILE KEY: a top-level number from a JSON object.
+j() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
+fastest() { sort -n | head -1; }
+
+: >"$work/plain" ; : >"$work/timed" ; : >"$work/replay"
+i=0
+while [ $i -lt "$reps" ]; do
+	"$loop" "$work/b.wl" plain >"$work/p.json"
+	j "$work/p.json" wall_ns >>"$work/plain"
+	"$loop" "$work/b.wl" timed >"$work/t.json"
+	j "$work/t.json" wall_ns >>"$work/timed"
+	"$tr" --json --touch=none "$work/b.wl" >"$work/r.json"
+	echo $(($(j "$work/r.json" wall_usec) * 1000)) >>"$work/replay"
+	i=$((i + 1))
+done
+n=$(j "$work/p.json" calls)
+plain=$(fastest <"$work/plain")
+timed=$(fastest <"$work/timed")
+replay=$(fastest <"$work/replay")
+"$loop" - empty >"$work/e.json"
+mhz=$(j "$work/e.json" tsc_mhz)
+
+echo "trace_run replay overhead: $n calls (malloc/free, 1000 live blocks), fastest of $reps runs"
+awk -v n="$n" -v p="$plain" -v t="$timed" -v r="$replay" 'BEGIN {
+	printf "  %-34s %10.1f ns/call\n", "plain loop (allocator alone)", p / n
+	printf "  %-34s %10.1f ns/call\n", "timed loop (allocator + timer)", t / n
+	printf "  %-34s %10.1f ns/call\n", "trace_run --touch=none", r / n
+	printf "  %-34s %10.1f ns/call\n", "replay machinery (replay - timed)", (r - t) / n
+	printf "  %-34s %10.1f ns/call\n", "replay + timer (replay - plain)", (r - p) / n
+}'
+awk -v o="$(j "$work/e.json" overhead)" -v res="$(j "$work/e.json" residual)" -v m="$mhz" 'BEGIN {
+	if (m > 0)
+		printf "timer: %d cycles (%.1f ns) per timed region at %.1f MHz; residual after calibration %.2f cycles\n", o, o * 1000 / m, m, res
+	else
+		printf "timer: clock_gettime, %d ns per timed region; residual after calibration %.2f ns\n", o, res
+}'
+
+# Instructions per call: callgrind counts only the replay threads
+# (rt_thread_main) and the loop (loop), on a tenth of the calls.
+if command -v valgrind >/dev/null; then
+	"$builddir/tests/run_synth" bench "$work/s.wl" $((calls / 10)) >/dev/null
+	cg() {
+		fn=$1
+		shift
+		valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" --toggle-collect="$fn" \
+			"$@" >/dev/null 2>&1
+		awk '/^totals:/ { print $2 }' "$work/cg.out"
+	}
+	ir_loop=$(cg loop "$loop" "$work/s.wl" timed)
+	ir_replay=$(cg rt_thread_main "$tr" --touch=none "$work/s.wl")
+	"$loop" "$work/s.wl" plain >"$work/s.json"
+	awk -v n="$(j "$work/s.json" calls)" -v l="$ir_loop" -v r="$ir_replay" 'BEGIN {
+		printf "instructions per call (callgrind): timed loop %.0f, replay %.0f, replay machinery %.0f\n", l / n, r / n, (r - l) / n }'
+fi
+
+: >"$work/rss" ; : >"$work/cyc"
+i=0
+while [ $i -lt 5 ]; do
+	"$tr" --json "$work/b.wl" >"$work/r.json"
+	j "$work/r.json" rss_end_kb >>"$work/rss"
+	j "$work/r.json" elapsed >>"$work/cyc"
+	i=$((i + 1))
+done
+spread() { sort -n | awk '{ v[NR] = $1 } END { printf "%s .. %s (spread %.2f%%)", v[1], v[NR], (v[NR] - v[1]) * 100 / v[1] }'; }
+echo "repeatability, 5 replays with --touch=all:"
+echo "  peak RSS Kb:  $(spread <"$work/rss")"
+echo "  total cycles: $(spread <"$work/cyc")"
+
+awk -v n="$n" -v t="$timed" -v r="$replay" 'BEGIN {
+	o = (r - t) / n
+	printf "target replay overhead <= 10 ns/call: %.1f ns %s\n", o, o <= 10 ? "PASS" : "MISS" }'
+sort -n "$work/rss" | awk '{ v[NR] = $1 } END { s = (v[NR] - v[1]) * 100 / v[1]
+	printf "target max RSS within 2%% across runs: %.2f%% %s\n", s, s <= 2 ? "PASS" : "MISS" }'
