@@ -38,7 +38,7 @@ void am_free(struct addrmap *m)
 
 static struct am_entry *slot_for(struct addrmap *m, uint64_t addr)
 {
-	size_t i = (size_t)(((addr >> 4) * 0x9e3779b97f4a7c15ull) >> 20) & m->mask;
+	size_t i = am_slot(m, addr);
 	while (m->slots[i].addr && m->slots[i].addr != addr)
 		i = (i + 1) & m->mask;
 	return &m->slots[i];

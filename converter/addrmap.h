@@ -37,12 +37,22 @@ struct addrmap {
 int am_init(struct addrmap *m);
 void am_free(struct addrmap *m);
 
+static inline size_t am_slot(const struct addrmap *m, uint64_t addr)
+{
+	/* Fibonacci hashing of the address without its alignment bits. */
+	return (size_t)(((addr >> 4) * 0x9e3779b97f4a7c15ull) >> 20) & m->mask;
+}
+
+/* Starts loading addr's first slot into the cache. */
+static inline void am_prefetch(const struct addrmap *m, uint64_t addr)
+{
+	__builtin_prefetch(&m->slots[am_slot(m, addr)]);
+}
+
 /* The entry for addr, or NULL. */
 static inline struct am_entry *am_find(const struct addrmap *m, uint64_t addr)
 {
-	/* Fibonacci hashing of the address without its alignment bits. */
-	size_t i = (size_t)(((addr >> 4) * 0x9e3779b97f4a7c15ull) >> 20) & m->mask;
-	for (;; i = (i + 1) & m->mask) {
+	for (size_t i = am_slot(m, addr);; i = (i + 1) & m->mask) {
 		struct am_entry *e = &m->slots[i];
 		if (e->addr == addr)
 			return e;

@@ -17,10 +17,18 @@ struct known {
 	uint64_t pos;
 };
 
+/* Records decoded ahead of use, so their map slots can be prefetched while
+ * earlier records are converted: the map's cache misses then overlap. */
+#define LOOKAHEAD 8
+
 /* One traced thread: its input cursor and its output stream. */
 struct src {
 	struct mt_trace_cursor cur;
-	struct mt_rec head;       /* next record to convert */
+	struct mt_rec ahead[LOOKAHEAD];
+	uint64_t ahead_no[LOOKAHEAD];
+	unsigned ahead_first, ahead_count;
+	int cursor_done;
+	struct mt_rec *head;      /* next record to convert, in ahead[] */
 	uint64_t recno;           /* head's index in the thread */
 	uint64_t key;             /* heap order: head.ts, or a retry time */
 	uint32_t tid;

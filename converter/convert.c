@@ -25,19 +25,48 @@
 
 enum step { STEP_DONE, STEP_PARKED, STEP_RETRY };
 
-/* Reads s's next record into head; 0 at the end, -1 on a corrupt record. */
+/* Tops up s's lookahead, prefetching the map slots each record will probe. */
+static int read_ahead(struct conv *c, struct src *x)
+{
+	while (!x->cursor_done && x->ahead_count < LOOKAHEAD) {
+		unsigned i = (x->ahead_first + x->ahead_count) % LOOKAHEAD;
+		struct mt_rec *r = &x->ahead[i];
+		int rc = mt_trace_cursor_next(&x->cur, r, &x->ahead_no[i], c->e);
+		if (rc < 0)
+			return -1;
+		if (rc == 0) {
+			x->cursor_done = 1;
+			break;
+		}
+		if (r->ptr_in)
+			am_prefetch(&c->map, r->ptr_in);
+		if (r->ptr_out)
+			am_prefetch(&c->map, r->ptr_out);
+		x->ahead_count++;
+	}
+	return 0;
+}
+
+/* Makes s's next record its head; 0 at the end, -1 on a corrupt record. */
 static int advance(struct conv *c, uint32_t s)
 {
 	struct src *x = &c->src[s];
-	int rc = mt_trace_cursor_next(&x->cur, &x->head, &x->recno, c->e);
-	if (rc > 0) {
-		x->key = x->head.ts;
-		x->retried = 0;
-		c->res.records++;
-	} else if (rc == 0) {
-		x->state = SRC_DONE;
+	if (x->head) {
+		x->ahead_first = (x->ahead_first + 1) % LOOKAHEAD;
+		x->ahead_count--;
 	}
-	return rc;
+	if (read_ahead(c, x) < 0)
+		return -1;
+	if (!x->ahead_count) {
+		x->state = SRC_DONE;
+		return 0;
+	}
+	x->head = &x->ahead[x->ahead_first];
+	x->recno = x->ahead_no[x->ahead_first];
+	x->key = x->head->ts;
+	x->retried = 0;
+	c->res.records++;
+	return 1;
 }
 
 static void report_bad_free(struct conv *c, const struct src *x, const struct am_entry *e)
@@ -95,7 +124,7 @@ static int take(struct conv *c, uint32_t s, uint64_t addr, uint64_t obj, uint64_
 static int step(struct conv *c, uint32_t s, enum step *how)
 {
 	struct src *x = &c->src[s];
-	const struct mt_rec *r = &x->head;
+	const struct mt_rec *r = x->head;
 	int in = mt_call_has_in(r->call) && !(r->flags & MT_RF_NULL_IN);
 	int out = mt_call_allocates(r->call) && !(r->flags & MT_RF_NULL_OUT);
 	struct am_entry *old = NULL;
@@ -175,6 +204,11 @@ static void progress_tick(struct progress *p, uint64_t done)
 
 /* ---- the loop ---- */
 
+static uint64_t saturating_add(uint64_t ts, uint64_t d)
+{
+	return ts + d < ts ? UINT64_MAX : ts + d;
+}
+
 /* Threads run in bursts, so the top usually keeps its place: two compares
  * instead of a sift. */
 static inline int stays_on_top(const struct conv *c, uint64_t key)
@@ -213,7 +247,7 @@ static int run(struct conv *c, int show_progress)
 		}
 		if (how == STEP_RETRY) {
 			x->retried = 1;
-			x->key = x->head.ts + c->skew < x->head.ts ? UINT64_MAX : x->head.ts + c->skew;
+			x->key = saturating_add(x->head->ts, c->skew);
 			heap_fix_top(c);
 			continue;
 		}

@@ -55,7 +55,7 @@ void unpark_address(struct conv *c, uint64_t addr)
 		}
 		c->parked[i] = c->parked[--c->nparked];
 		c->src[s].state = SRC_RUNNING;
-		c->src[s].key = c->src[s].head.ts;
+		c->src[s].key = c->src[s].head->ts;
 		c->woken[c->nwoken++] = s; /* the loop still works on the heap's top */
 	}
 }
