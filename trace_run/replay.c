@@ -109,6 +109,11 @@ static int build(struct rt_replay *r, struct tables *tb, struct mt_error *e)
 		struct rt_thread *t = &r->threads[i];
 		const struct mt_wl_thread *wt = mt_wl_get_thread(r->wl, i);
 		t->r = r;
+		t->slots = r->slots;
+		t->foreign = r->foreign;
+		t->single = r->info->threads == 1;
+		t->touch = r->o->touch;
+		t->page = r->page;
 		t->index = i;
 		t->tid = wt->tid;
 		t->stream = mt_wl_stream(r->wl, i);

@@ -38,6 +38,12 @@ struct rt_thread {
 	_Atomic uint64_t waiting;            /* sync id + 1 while in WAIT, else 0 */
 	_Atomic int state;                   /* enum rt_state */
 	_Alignas(64) struct rt_replay *r;
+	/* Copies of what every call reads, one load away instead of two. */
+	struct rt_slot *slots;
+	unsigned foreign;       /* r->foreign */
+	int single;             /* the workload has one thread */
+	enum rt_touch touch;
+	size_t page;
 	const uint8_t *stream, *end;
 	uint32_t index, tid;
 	pthread_t pthread;

@@ -1,13 +1,15 @@
 /*
  * replay_loop.c - the replay threads: decode an op, make the call, time it.
  *
- * This is the hot path.  Per call it costs: one op decode (a head byte and
- * two to four varints, ~5 ns), two timer reads (RDTSCP+LFENCE each), one
- * histogram update (~5 ns), a table load and store, a relaxed atomic add for
- * the ideal RSS (~5 ns uncontended) and a relaxed store of the progress
- * counter.  No allocation, no lock, no system call; only the timed call
- * itself and the untimed work of --touch, --trim-every and --pace.
- * bench/trace_run.sh measures the total against a plain loop of the same calls.
+ * This is the hot path.  Per call, beyond the two timer reads (RDTSCP+LFENCE
+ * each) and the call itself: one op decode (a head byte and two to four
+ * varints, ~80 instructions), one histogram update (~28), the object table
+ * load and store, the ideal RSS update (a plain load and store with one
+ * thread, a relaxed atomic add with more) and relaxed stores of the progress
+ * counters (~75 together).  bench/trace_run.sh measures ~180 instructions,
+ * 13-17 ns, against a plain loop of the same calls timed alike.  No
+ * allocation, no lock, no system call; the work of --touch, --trim-every and
+ * --pace is outside the timed region.
  */
 #include "config.h"
 
@@ -36,11 +38,26 @@ static void touch(void *p, uint64_t n, enum rt_touch how, size_t page)
 	__asm__ volatile("" : : "r"(p) : "memory");
 }
 
-static void ideal_add(struct rt_replay *r, int64_t d)
+/*
+ * The live requested bytes and their peak.  With one replay thread a plain
+ * load and store (relaxed atomics, so the monitor may read them) is exact
+ * and costs ~1 ns; with more, a locked add (~5-8 ns uncontended) keeps the
+ * peak exact in any interleaving without a lock.
+ */
+static void ideal_add(const struct rt_thread *t, int64_t d)
 {
+	struct rt_replay *r = t->r;
+	int64_t now;
 	if (!d)
 		return;
-	int64_t now = atomic_fetch_add_explicit(&r->ideal_live, d, memory_order_relaxed) + d;
+	if (t->single) {
+		now = atomic_load_explicit(&r->ideal_live, memory_order_relaxed) + d;
+		atomic_store_explicit(&r->ideal_live, now, memory_order_relaxed);
+		if (now > atomic_load_explicit(&r->ideal_peak, memory_order_relaxed))
+			atomic_store_explicit(&r->ideal_peak, now, memory_order_relaxed);
+		return;
+	}
+	now = atomic_fetch_add_explicit(&r->ideal_live, d, memory_order_relaxed) + d;
 	if (d < 0)
 		return;
 	int64_t peak = atomic_load_explicit(&r->ideal_peak, memory_order_relaxed);
@@ -116,15 +133,15 @@ static void *timed_emulation(const struct mt_op *op, void *in, size_t page, int 
 
 /* The allocator call for op, timed; returns what it returned.  Each case
  * holds nothing but the call between the two timer reads. */
-static void *timed_call(const struct mt_op *op, void *in, const struct rt_replay *r, int tsc,
+static void *timed_call(const struct mt_op *op, void *in, const struct rt_thread *t, int tsc,
 			uint64_t *cost)
 {
 	void *out = NULL;
 	uint64_t t0, t1;
 	size_t sz = (size_t)op->size;
 
-	if (r->foreign >> op->code & 1)
-		return timed_emulation(op, in, r->page, tsc, cost);
+	if (t->foreign >> op->code & 1)
+		return timed_emulation(op, in, t->page, tsc, cost);
 	switch (op->code) {
 	case MT_CALL_MALLOC:
 		t0 = rt_now(tsc); out = malloc(sz); t1 = rt_now(tsc); break;
@@ -165,7 +182,7 @@ static void *timed_call(const struct mt_op *op, void *in, const struct rt_replay
  */
 static void realloc_now_ok(struct rt_thread *t, const struct mt_op *op, void *out, uint64_t req)
 {
-	struct rt_slot *old = op->old_obj ? &t->r->slots[op->old_obj] : NULL;
+	struct rt_slot *old = op->old_obj ? &t->slots[op->old_obj] : NULL;
 	t->recorded_failed_ok++;
 	if (old && req && req >= old->size) {
 		old->ptr = out;
@@ -189,37 +206,35 @@ static void realloc_now_null(struct rt_thread *t, const struct mt_op *op, void *
 	if (req && recorded_ok)
 		free(in);
 	if (!req || recorded_ok)
-		t->r->slots[op->old_obj].ptr = NULL;
+		t->slots[op->old_obj].ptr = NULL;
 }
 
 /* Object table and ideal RSS after a realloc; the ideal follows the
  * recorded outcome, so it is the same whatever the allocator does now. */
 static void realloc_done(struct rt_thread *t, const struct mt_op *op, void *in, void *out)
 {
-	struct rt_replay *r = t->r;
 	uint64_t req = requested(op);
-	int64_t old_size = op->old_obj ? (int64_t)r->slots[op->old_obj].size : 0;
+	int64_t old_size = op->old_obj ? (int64_t)t->slots[op->old_obj].size : 0;
 
 	if (op->new_obj)
-		ideal_add(r, (int64_t)req - old_size);
+		ideal_add(t, (int64_t)req - old_size);
 	else if (!req)
-		ideal_add(r, -old_size);
+		ideal_add(t, -old_size);
 
 	if (!out)
 		realloc_now_null(t, op, in, req);
 	else if (!op->new_obj)
 		realloc_now_ok(t, op, out, req);
 	else if (op->old_obj)
-		r->slots[op->old_obj].ptr = NULL;
+		t->slots[op->old_obj].ptr = NULL;
 	if (op->new_obj) {
-		r->slots[op->new_obj] = (struct rt_slot){ out, req };
-		touch(out, req, r->o->touch, r->page);
+		t->slots[op->new_obj] = (struct rt_slot){ out, req };
+		touch(out, req, t->touch, t->page);
 	}
 }
 
 static void alloc_done(struct rt_thread *t, const struct mt_op *op, void *out)
 {
-	struct rt_replay *r = t->r;
 	uint64_t req = requested(op);
 	if (!op->new_obj) { /* failed when recorded */
 		if (out) {
@@ -230,25 +245,24 @@ static void alloc_done(struct rt_thread *t, const struct mt_op *op, void *out)
 	}
 	if (!out)
 		t->failed_now++;
-	r->slots[op->new_obj] = (struct rt_slot){ out, req };
-	ideal_add(r, (int64_t)req);
-	touch(out, req, r->o->touch, r->page);
+	t->slots[op->new_obj] = (struct rt_slot){ out, req };
+	ideal_add(t, (int64_t)req);
+	touch(out, req, t->touch, t->page);
 }
 
 static void replay_call(struct rt_thread *t, const struct mt_op *op, int tsc, uint64_t overhead)
 {
-	struct rt_replay *r = t->r;
-	struct rt_slot *in = op->old_obj ? &r->slots[op->old_obj] : NULL;
+	struct rt_slot *in = op->old_obj ? &t->slots[op->old_obj] : NULL;
 	void *inp = in ? in->ptr : NULL;
 	int frees = !mt_call_allocates(op->code);
 	uint64_t cost;
 
 	if (frees && in) {
-		touch(inp, in->size, r->o->touch, r->page);
+		touch(inp, in->size, t->touch, t->page);
 		in->ptr = NULL;
-		ideal_add(r, -(int64_t)in->size);
+		ideal_add(t, -(int64_t)in->size);
 	}
-	void *out = timed_call(op, inp, r, tsc, &cost);
+	void *out = timed_call(op, inp, t, tsc, &cost);
 	rt_callstat_add(&t->stat[op->code], cost > overhead ? cost - overhead : 0);
 	if (frees)
 		return;
