@@ -7,37 +7,47 @@ median() {
 		if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-# Median ns per call of contender $1 at $2 threads, or nothing.
+# Medians of contender $1 at $2 threads, or nothing: wall ns per call,
+# page faults per 1000 calls, thread CPU ns per call.
 ns_of() { [ -s "$work/r.$1.$2" ] && cut -d' ' -f1 "$work/r.$1.$2" | median; }
 faults_of() { [ -s "$work/r.$1.$2" ] && cut -d' ' -f2 "$work/r.$1.$2" | median; }
-# Median added ns per call of $1 at $2 threads, or nothing.
-added_of() {
-	a=$(ns_of "$1" "$2") && u=$(ns_of untraced "$2") || return 0
+cpu_of() { [ -s "$work/r.$1.$2" ] && cut -d' ' -f3 "$work/r.$1.$2" | median; }
+
+# Median added wall ns per call of $1 at $2 threads (cpu_added_of: added
+# CPU ns), or nothing.
+added_of() { difference ns_of "$@"; }
+cpu_added_of() { difference cpu_of "$@"; }
+difference() {
+	a=$($1 "$2" "$3") && u=$($1 untraced "$3") || return 0
 	awk -v a="$a" -v u="$u" 'BEGIN { printf "%.2f\n", a - u }'
 }
 
 report() {
-	printf '%-7s %-11s %9s %7s %9s %10s %11s %9s\n' threads contender ns/call ratio \
-		"added ns" bytes/call "faults/1k" instr/call
+	printf '%-7s %-11s %8s %6s %8s %9s %10s %9s %10s\n' threads contender ns/call ratio \
+		"added ns" "cpu added" bytes/call faults/1k instr/call
 	for t in 1 2; do
-		u=$(ns_of untraced "$t") || continue
 		for c in $contenders; do
 			n=$(ns_of "$c" "$t") || continue
+			u=$(ns_of untraced "$t") || continue
 			ir=-
 			[ "$t" -eq 1 ] && [ -s "$work/ir.$c" ] && ir=$(cat "$work/ir.$c")
-			awk -v t="$t" -v c="$c" -v n="$n" -v u="$u" -v b="$(cat "$work/b.$c.$t" 2>/dev/null || echo -)" \
-				-v f="$(faults_of "$c" "$t")" -v ir="$ir" 'BEGIN {
-				printf "%-7s %-11s %9.2f %7.2f %9.2f %10s %11.2f %9s\n",
-					t, c, n, n / u, n - u, c == "untraced" || c == "markers" ? "-" : b, f, ir }'
+			b=$(cat "$work/b.$c.$t" 2>/dev/null || echo -)
+			awk -v t="$t" -v c="$c" -v n="$n" -v u="$u" -v ca="$(cpu_added_of "$c" "$t")" \
+				-v b="$b" -v f="$(faults_of "$c" "$t")" -v ir="$ir" 'BEGIN {
+				printf "%-7s %-11s %8.2f %6.2f %8.2f %9.2f %10s %9.2f %10s\n",
+					t, c, n, n / u, n - u, ca, b, f, ir }'
 		done
 	done
 	cat <<EOF
 
-ns/call: each thread's timed loop over its calls (median of $reps); added ns =
-ns/call - untraced.  faults/1k: minor page faults in the loop per 1000 calls
-(getrusage), the price of fresh trace pages.  instr/call: callgrind, the loop
-only, 1 thread, $cg_calls calls.  bytes/call: recorder trace size / records,
-floor 32, heaptrack and mtrace() file size / program calls.
+ns/call: each thread's timed loop (wall clock) over its calls, median of
+$reps runs; ratio and added ns against untraced.  cpu added: the same with the
+thread's CPU time, which leaves out time other processes took the CPU (and
+time spent asleep, e.g. waiting for writeback or for heaptrack's pipe).
+faults/1k: minor page faults in the loop per 1000 calls (getrusage): fresh
+trace pages.  instr/call: callgrind, the loop only, 1 thread, $cg_calls calls.
+bytes/call: our trace size / records; floor 32; heaptrack and mtrace() file
+size / program calls.
 
 EOF
 }
@@ -67,7 +77,7 @@ check_targets() {
 	echo "Targets (issue #2), from the figures above:"
 	m1=$(added_of markers 1) m2=$(added_of markers 2)
 	verdict "markers alone add < 1 ns per call" "$(holds 'a < 1 && b < 1' a="$m1" b="$m2")" \
-		"$m1 ns (1 thread), $m2 ns (2 threads); callgrind: $(ir_added markers) instr/call"
+		"$m1 ns (1 thread), $m2 ns (2 threads); cpu $(cpu_added_of markers 1), $(cpu_added_of markers 2); callgrind: $(ir_added markers) instr/call"
 	w1=$(added_of rec-shm 1) w2=$(added_of rec-shm 2)
 	verdict "recording adds <= 15 ns per call, pages warm (tmpfs)" \
 		"$(holds 'a <= 15 && b <= 15' a="$w1" b="$w2")" "$w1 ns (1 thread), $w2 ns (2 threads)"
@@ -81,7 +91,8 @@ check_targets() {
 	# Two threads on two cores share nothing per call if the recorder is
 	# right; the allowance of 10% + 1 ns covers run-to-run noise.
 	verdict "two threads cost no more per call than one (tmpfs, 10% + 1 ns noise)" \
-		"$(holds 'b <= a * 1.1 + 1' a="$w1" b="$w2")" "$w1 ns (1 thread), $w2 ns (2 threads)"
+		"$(holds 'b <= a * 1.1 + 1' a="$w1" b="$w2")" \
+		"$w1 ns (1 thread), $w2 ns (2 threads); cpu $(cpu_added_of rec-shm 1), $(cpu_added_of rec-shm 2)"
 	b1=$(cat "$work/b.rec-shm.1" 2>/dev/null || true) b2=$(cat "$work/b.rec-shm.2" 2>/dev/null || true)
 	verdict "<= 16 bytes per call" "$(holds 'a <= 16 && b <= 16' a="$b1" b="$b2")" \
 		"$b1 (1 thread), $b2 (2 threads) bytes per record"

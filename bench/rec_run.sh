@@ -73,7 +73,8 @@ describe_run() {
 	echo "Recorder overhead: bench/alloc_heavy, $calls calls per thread, median of $reps runs"
 	echo "machine: $(nproc) cpus, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)," \
 		"$(uname -sr), $(ldd --version | awk 'NR == 1 { print $NF }') glibc"
-	echo "disk dir: $diskdir ($(stat -f -c %T "$diskdir"))"
+	echo "disk dir: $diskdir ($(stat -f -c %T "$diskdir")); load average at start:" \
+		"$(cut -d' ' -f1 /proc/loadavg) (above 0.2, other processes share the CPUs: expect noise)"
 	for c in $all_contenders; do
 		if available "$c"; then
 			printf '  %-11s %s\n' "$c" "$(describe_contender "$c")"
@@ -114,8 +115,8 @@ field() {
 }
 
 # One timed run of contender $1 with $2 threads (repetition $3).  Appends
-# "ns_per_call faults_per_1k_calls" to $work/r.C.T and keeps the trace's
-# bytes per call in $work/b.C.T.
+# "ns_per_call faults_per_1k_calls cpu_ns_per_call" to $work/r.C.T and keeps
+# the trace's bytes per call in $work/b.C.T.
 run_contender() {
 	c=$1 t=$2 r=$3
 	args="--calls $calls --threads $t"
@@ -135,9 +136,8 @@ run_contender() {
 	heaptrack) go heaptrack -o "$diskwork/heaptrack" "$prog" $args ;;
 	mtrace) go LD_PRELOAD="$mdebug" MALLOC_TRACE="$diskwork/mtrace.txt" "$prog" $args ;;
 	esac || return 0
-	ns=$(field ns_per_call)
-	echo "$ns $(field minflt) $(field calls)" |
-		awk '{ printf "%s %.3f\n", $1, $2 * 1000 / $3 }' >>"$work/r.$c.$t"
+	echo "$(field ns_per_call) $(field minflt) $(field calls) $(field cpu_ns_per_call)" |
+		awk '{ printf "%s %.3f %s\n", $1, $2 * 1000 / $3, $4 }' >>"$work/r.$c.$t"
 	trace_bytes "$(field program_calls)"
 	rm -rf "$shmdir"/* "$diskwork"/*
 }
