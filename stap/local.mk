@@ -1,1 +1,18 @@
 # stap/local.mk - build rules for stap/, included by the top Makefile.am.
+
+# Diagnostic scripts (stap and their bpftrace twins) are made from X.in so
+# that the usage they print names the paths of this installation: the
+# installed libmtrace.so and this machine's libc.  Installed as data in
+# $(stapdir); run them with `stap` or `bpftrace`.
+stapdir = $(pkgdatadir)/stap
+DIAG_STAP_FILES = \
+	stap/malloc-log-uprobes.bt
+stap_DATA = $(DIAG_STAP_FILES)
+EXTRA_DIST += $(DIAG_STAP_FILES:=.in)
+CLEANFILES += $(DIAG_STAP_FILES)
+
+$(DIAG_STAP_FILES): $(DIAG_STAP_FILES:=.in) Makefile
+	$(AM_V_GEN)$(MKDIR_P) stap && \
+	libc=`readlink -f "\`$(CC) -print-file-name=libc.so.6\`"` && \
+	sed -e 's|@MTRACE_LIB[@]|$(libdir)/libmtrace.so|g' -e "s|@LIBC_PATH[@]|$$libc|g" \
+		$(srcdir)/$@.in >$@.tmp && mv $@.tmp $@

@@ -12,8 +12,9 @@
  *   diag_calls leaks        leak_here() leaks 3 blocks of 1111, 2222 and
  *                           3333 bytes; churn() frees everything it takes
  *   diag_calls loop STOP    a fixed batch of calls every 2 ms until the file
- *                           STOP exists; creates STOP.running after the
- *                           first batch, so a test knows it is under way
+ *                           STOP exists or its parent (the test) dies;
+ *                           creates STOP.running after the first batch, so
+ *                           a test knows it is under way
  *   diag_calls mtrace       the "log" sequence between mtrace() and
  *                           muntrace(), for glibc's MALLOC_TRACE
  *
@@ -27,11 +28,13 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <mcheck.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -231,6 +234,7 @@ static int run_loop(const char *stop)
 	char running[4096];
 	struct timespec pause = { 0, 2000000 };
 	snprintf(running, sizeof running, "%s.running", stop);
+	prctl(PR_SET_PDEATHSIG, SIGTERM); /* a failed test leaves nothing behind */
 	for (unsigned long n = 0; access(stop, F_OK) != 0; n++) {
 		batch();
 		if (n == 0)

@@ -1,0 +1,61 @@
+# tests/diag-bt.sh - running the bpftrace scripts of stap/ from a test;
+# source it after tests/lib.sh.
+#
+# bpftrace takes a second or two to compile and attach, and prints nothing
+# a test can wait on until it has: every script of stap/ prints a "# ..."
+# line from BEGIN, which bpftrace runs once all probes are attached.  The
+# program under test is started only after that line, so no call is missed.
+
+# bt_require: skip unless bpftrace can load programs on this machine.
+bt_require() {
+	[ -n "${BPFTRACE:-}" ] || skip "bpftrace not found by configure"
+	"$BPFTRACE" -e 'BEGIN { exit(); }' >bt-probe.out 2>&1 ||
+		skip "bpftrace cannot load programs here: $(grep -v RLIMIT bt-probe.out | head -n 1)"
+}
+
+# bt_start OUT SCRIPT ARG...: runs bpftrace -o OUT and waits for the
+# script's BEGIN line.  Larger per-CPU buffers than the default, so a burst
+# of calls is not lost.
+bt_start() {
+	bt_out=$1
+	shift
+	BPFTRACE_PERF_RB_PAGES=1024 "$BPFTRACE" -o "$bt_out" "$@" >bt.stdout 2>bt.stderr &
+	bt_pid=$!
+	n=0
+	until grep -q '^# ' "$bt_out" 2>/dev/null; do
+		kill -0 "$bt_pid" 2>/dev/null ||
+			fail "bpftrace $* exited before attaching: $(grep -v RLIMIT bt.stderr | head -n 3)"
+		n=$((n + 1))
+		[ "$n" -lt 600 ] || fail "bpftrace $* did not attach within 60 s"
+		sleep 0.1
+	done
+}
+
+# bt_stop: stops bpftrace as Ctrl-C would (END probes run, maps print).
+bt_stop() {
+	kill -INT "$bt_pid"
+	wait "$bt_pid" || true
+}
+
+# bt_wait_lines FILE PATTERN N: waits until FILE has N lines matching PATTERN.
+bt_wait_lines() {
+	n=0
+	until [ "$(grep -c -- "$2" "$1" 2>/dev/null)" -ge "$3" ]; do
+		n=$((n + 1))
+		[ "$n" -lt 600 ] || fail "$1 has fewer than $3 lines matching '$2' after 60 s"
+		sleep 0.1
+	done
+}
+
+# gated PROG ARG...: starts PROG in the background, held before exec until
+# bt_go, so bpftrace can be told its pid first (in $gated_pid).
+gated() {
+	rm -f gate
+	mkfifo gate
+	"$@" <gate &
+	gated_pid=$!
+}
+
+bt_go() {
+	echo go >gate
+}
