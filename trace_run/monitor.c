@@ -121,13 +121,18 @@ void *rt_monitor_main(void *arg)
 		return NULL;
 	still_since = r->start_ns;
 	sample(r, 0);
-	while (!atomic_load_explicit(&r->stop, memory_order_acquire)) {
-		/* Sleeps one interval, or less when the replay ends. */
-		syscall(SYS_futex, (uint32_t *)&r->stop, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 0, &ts,
-			NULL, 0);
+	for (;;) {
+		/* Sleeps one interval, or less when the replay ends; once it has
+		 * ended, one last sample shows every call done. */
+		int last = atomic_load_explicit(&r->stop, memory_order_acquire);
+		if (!last)
+			syscall(SYS_futex, (uint32_t *)&r->stop, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 0,
+				&ts, NULL, 0);
 		struct progress p = look(r);
 		uint64_t now = rt_clock_ns();
 		sample(r, p.calls);
+		if (last)
+			break;
 		if (p.ops != last_ops || p.pacing || p.finished == (int)r->info->threads) {
 			last_ops = p.ops;
 			still_since = now;
