@@ -73,26 +73,31 @@ holds() {
 	awk $(printf -- '-v %s ' "$@") "BEGIN { print ($cond) ? 1 : 0 }"
 }
 
+# The targets on the recorder's own work (markers, pages warm, two threads)
+# are judged on thread CPU time: that is the code's cost, and other
+# processes on a shared machine cannot inflate it.  Those on a trace kept on
+# disk are judged on wall time, because sleeping in writeback or on a full
+# pipe is part of what a tracer costs there.
 check_targets() {
 	echo "Targets (issue #2), from the figures above:"
-	m1=$(added_of markers 1) m2=$(added_of markers 2)
-	verdict "markers alone add < 1 ns per call" "$(holds 'a < 1 && b < 1' a="$m1" b="$m2")" \
-		"$m1 ns (1 thread), $m2 ns (2 threads); cpu $(cpu_added_of markers 1), $(cpu_added_of markers 2); callgrind: $(ir_added markers) instr/call"
-	w1=$(added_of rec-shm 1) w2=$(added_of rec-shm 2)
-	verdict "recording adds <= 15 ns per call, pages warm (tmpfs)" \
-		"$(holds 'a <= 15 && b <= 15' a="$w1" b="$w2")" "$w1 ns (1 thread), $w2 ns (2 threads)"
+	m1=$(cpu_added_of markers 1) m2=$(cpu_added_of markers 2)
+	verdict "markers alone add < 1 ns per call (cpu)" "$(holds 'a < 1 && b < 1' a="$m1" b="$m2")" \
+		"$m1 ns (1 thread), $m2 ns (2 threads); wall $(added_of markers 1), $(added_of markers 2); callgrind $(ir_added markers) instr/call"
+	w1=$(cpu_added_of rec-shm 1) w2=$(cpu_added_of rec-shm 2)
+	verdict "recording adds <= 15 ns per call, pages warm (tmpfs, cpu)" \
+		"$(holds 'a <= 15 && b <= 15' a="$w1" b="$w2")" \
+		"$w1 ns (1 thread), $w2 ns (2 threads); wall $(added_of rec-shm 1), $(added_of rec-shm 2)"
 	for t in 1 2; do
 		d=$(added_of rec-disk "$t") h=$(added_of heaptrack "$t") g=$(added_of mtrace "$t")
-		verdict "trace kept on disk, $t thread(s): >= 5x cheaper than heaptrack" \
+		verdict "trace kept on disk, $t thread(s): >= 5x cheaper than heaptrack (wall)" \
 			"$(holds 'd * 5 <= h' d="$d" h="$h")" "$d vs $h ns added ($(ratio_of "$h" "$d")x)"
-		verdict "trace kept on disk, $t thread(s): >= 10x cheaper than mtrace()" \
+		verdict "trace kept on disk, $t thread(s): >= 10x cheaper than mtrace() (wall)" \
 			"$(holds 'd * 10 <= g' d="$d" g="$g")" "$d vs $g ns added ($(ratio_of "$g" "$d")x)"
 	done
 	# Two threads on two cores share nothing per call if the recorder is
 	# right; the allowance of 10% + 1 ns covers run-to-run noise.
-	verdict "two threads cost no more per call than one (tmpfs, 10% + 1 ns noise)" \
-		"$(holds 'b <= a * 1.1 + 1' a="$w1" b="$w2")" \
-		"$w1 ns (1 thread), $w2 ns (2 threads); cpu $(cpu_added_of rec-shm 1), $(cpu_added_of rec-shm 2)"
+	verdict "two threads cost no more per call than one (tmpfs, cpu, 10% + 1 ns noise)" \
+		"$(holds 'b <= a * 1.1 + 1' a="$w1" b="$w2")" "$w1 ns (1 thread), $w2 ns (2 threads)"
 	b1=$(cat "$work/b.rec-shm.1" 2>/dev/null || true) b2=$(cat "$work/b.rec-shm.2" 2>/dev/null || true)
 	verdict "<= 16 bytes per call" "$(holds 'a <= 16 && b <= 16' a="$b1" b="$b2")" \
 		"$b1 (1 thread), $b2 (2 threads) bytes per record"

@@ -3,14 +3,16 @@
 #
 # Runs bench/alloc_heavy (a malloc-heavy program, 1 and 2 threads) untraced
 # and under every contender in one go: our interposer with its markers only,
-# our recorder (trace on pre-warmed tmpfs pages, fresh tmpfs pages, and kept
-# on disk), a bare 32-byte-per-call recorder as the floor (same three
-# places), heaptrack, and glibc's mtrace() through libc_malloc_debug.so.
-# Each contender runs --reps times, interleaved so that a drifting machine
-# hits them all alike, and the median of the program's own loop timing is
-# kept.  callgrind then counts instructions per call, a measure that noise
-# cannot move.  Last, the targets are checked and printed as PASS or
-# MISS.  This is a benchmark, not a test: nothing here fails the build.
+# our recorder (trace on tmpfs, and kept on disk), a bare 32-byte-per-call
+# recorder as the floor (tmpfs, tmpfs pages already in the page cache, disk),
+# heaptrack, and glibc's mtrace() through libc_malloc_debug.so.  Each
+# contender runs --reps times, interleaved so that a drifting machine hits
+# them all alike, and the medians of the program's own loop timings (wall
+# clock and thread CPU time) are kept.  callgrind then counts instructions
+# per call, a measure that noise cannot move, and says which of the kit's
+# functions they are spent in.  Last, the targets are checked and
+# printed as PASS or MISS.  This is a benchmark, not a test: nothing here
+# fails the build.
 #
 # Usage: bench/recorder.sh [--calls N] [--quick] [--reps N] [--builddir DIR]
 #                          [--disk-dir DIR]
