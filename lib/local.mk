@@ -6,10 +6,11 @@ noinst_LTLIBRARIES += lib/libmtcore.la lib/libmtformat.la
 lib_libmtcore_la_SOURCES = \
 	lib/varint.h lib/trace_format.h lib/trace_codec.h lib/wl_format.h
 lib_libmtcore_la_SOURCES += lib/trace_header.c
+# The header decoder beside the encoder reports through mt_error: without it
+# here the recorder libraries would have an undefined mt_error_set.
+lib_libmtcore_la_SOURCES += lib/mt_error.c lib/mt_error.h
 
-lib_libmtformat_la_SOURCES = \
-	lib/mt_error.c lib/mt_error.h \
-	lib/trace.h lib/workload.h
+lib_libmtformat_la_SOURCES = lib/trace.h lib/workload.h
 lib_libmtformat_la_LIBADD = lib/libmtcore.la
 
 # Traces: the reader (window index, per-thread cursors, timestamp merge),

@@ -1,13 +1,14 @@
 /*
- * exec.c - finish the trace before the process image is replaced.
+ * image_end.c - finish the trace when the process image ends without
+ * running destructors: exec, _exit and _Exit.
  *
- * exec runs no destructors, so without this every program that execs
- * (shell wrappers, env, pyenv shims...) would leave a trace whose header
- * was never completed and whose windows were never closed.  Each exec
- * function stops the recording first; the new image starts its own file
- * (PREFIX.PID.2...) from its constructor.  If exec fails, recording
- * resumes into a new file.  glibc's exec functions call each other
- * internally, not through the PLT, so each is wrapped.
+ * Without this every program that execs (shell wrappers, env, pyenv
+ * shims...) or leaves through _exit (shells, forked children) would leave
+ * a trace whose header was never completed and whose windows were never
+ * closed.  Each of these functions stops the recording first; an exec'd
+ * image starts its own file (PREFIX.PID.2...) from its constructor, and a
+ * failed exec resumes into a new file.  glibc's exec functions call each
+ * other internally, not through the PLT, so each is wrapped.
  */
 #include "config.h"
 
@@ -24,6 +25,7 @@ extern char **environ;
 typedef int execve_fn(const char *, char *const[], char *const[]);
 typedef int execvpe_fn(const char *, char *const[], char *const[]);
 typedef int fexecve_fn(int, char *const[], char *const[]);
+typedef void exit_fn(int);
 
 static void *next(const char *name)
 {
@@ -116,4 +118,18 @@ MT_EXPORT int execle(const char *path, const char *arg, ...)
 	char *const *envp = va_arg(ap, char *const *);
 	va_end(ap);
 	return execve(path, argv, envp);
+}
+
+MT_EXPORT void _exit(int status)
+{
+	mt_recorder_exec_begin();
+	((exit_fn *)next("_exit"))(status);
+	__builtin_unreachable();
+}
+
+MT_EXPORT void _Exit(int status)
+{
+	mt_recorder_exec_begin();
+	((exit_fn *)next("_Exit"))(status);
+	__builtin_unreachable();
 }

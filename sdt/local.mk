@@ -12,7 +12,7 @@ sdt_libmtinterpose_la_SOURCES = \
 	sdt/rec_file.c sdt/rec_file.h \
 	sdt/rec_config.c sdt/rec_config.h \
 	sdt/rec_text.c sdt/rec_text.h sdt/rec_clock.h \
-	sdt/api.c sdt/exec.c
+	sdt/api.c sdt/image_end.c
 # Derived glibc events and the mallopt interposer (issue #5, glibc_*.c).
 sdt_libmtinterpose_la_SOURCES += \
 	sdt/glibc_events.c sdt/glibc_arenas.c sdt/glibc_thresholds.c \
@@ -25,7 +25,7 @@ sdt_libmtinterpose_la_LIBADD = lib/libmtcore.la
 # nodelete: a dlclose must not unmap code that thread-exit and fork handlers
 # still point to.  Only the interposed functions and the API are exported.
 MT_LIB_LDFLAGS = -Wl,-z,nodelete -no-undefined \
-	-export-symbols-regex '^(mtrace_[a-z]+|malloc|malloc_usable_size|mallopt|free|free_sized|free_aligned_sized|calloc|realloc|reallocarray|memalign|posix_memalign|aligned_alloc|valloc|pvalloc|exec[lv]p?e?|fexecve)$$' 
+	-export-symbols-regex '^(mtrace_[a-z]+|malloc|malloc_usable_size|mallopt|free|free_sized|free_aligned_sized|calloc|realloc|reallocarray|memalign|posix_memalign|aligned_alloc|valloc|pvalloc|exec[lv]p?e?|fexecve|_exit|_Exit)$$' 
 
 lib_LTLIBRARIES += sdt/libmtrace.la sdt/libmtracectl.la
 include_HEADERS += sdt/mtrace.h

@@ -70,15 +70,15 @@ static uint32_t window_size(uint32_t seq)
 int mt_window_open(struct mt_tls *t, unsigned epoch, struct mt_file *f)
 {
 	struct mt_slot *s = t->slot;
-	if (s->epoch != epoch) {
+	if (t->seq_epoch != epoch) {
 		/* A new file: this thread's numbering starts over. */
-		s->epoch = epoch;
-		s->seq = 0;
-		s->first_rec = 0;
+		t->seq_epoch = epoch;
+		t->seq = 0;
+		t->first_rec = 0;
 	} else {
-		s->seq++;
+		t->seq++;
 	}
-	uint32_t size = window_size(s->seq);
+	uint32_t size = window_size(t->seq);
 	uint64_t off;
 	if (mt_file_claim(f, size, &off))
 		return -1;
@@ -91,11 +91,12 @@ int mt_window_open(struct mt_tls *t, unsigned epoch, struct mt_file *f)
 	}
 	s->base = m;
 	s->size = size;
+	s->epoch = epoch;
 	s->base_ts = mt_clock_ts();
 	s->open = 1;
 	struct mt_window_info w = {
-		.tid = s->tid, .seq = s->seq, .size = size, .base_ts = s->base_ts,
-		.base_mono = mt_clock_ns(CLOCK_MONOTONIC), .first_rec = s->first_rec,
+		.tid = s->tid, .seq = t->seq, .size = size, .base_ts = s->base_ts,
+		.base_mono = mt_clock_ns(CLOCK_MONOTONIC), .first_rec = t->first_rec,
 	};
 	mt_window_header_encode(s->base, &w);
 	t->cur = s->base + MT_WINDOW_HEADER_SIZE;
@@ -106,24 +107,24 @@ int mt_window_open(struct mt_tls *t, unsigned epoch, struct mt_file *f)
 	return 0;
 }
 
-static void close_header(struct mt_slot *s, uint32_t used, uint32_t count, uint32_t flags)
+static void close_header(struct mt_slot *s, uint32_t used, uint32_t count)
 {
 	mt_put_le32(s->base + MT_WH_USED, used);
 	mt_put_le32(s->base + MT_WH_COUNT, count);
-	mt_put_le32(s->base + MT_WH_FLAGS, MT_WHF_CLOSED | flags);
+	mt_put_le32(s->base + MT_WH_FLAGS, MT_WHF_CLOSED);
 	s->open = 0;
 }
 
-void mt_window_release(struct mt_tls *t, struct mt_file *f, int last)
+void mt_window_release(struct mt_tls *t, struct mt_file *f)
 {
 	struct mt_slot *s = t->slot;
 	if (!s || !s->base)
 		return;
 	if (s->open) {
 		uint32_t used = (uint32_t)(t->cur - s->base - MT_WINDOW_HEADER_SIZE);
-		close_header(s, used, t->count, last ? MT_WHF_LAST : 0);
+		close_header(s, used, t->count);
 		f->records += t->count;
-		s->first_rec += t->count;
+		t->first_rec += t->count;
 	}
 	munmap(s->base, s->size);
 	s->base = NULL;
@@ -169,7 +170,7 @@ uint64_t mt_windows_collect(unsigned epoch, int close)
 				uint32_t used, n = scan(s, &used);
 				total += n;
 				if (close)
-					close_header(s, used, n, 0);
+					close_header(s, used, n);
 			}
 			if (close && thread_gone(s->tid)) {
 				if (s->base)

@@ -22,9 +22,7 @@
 struct mt_slot {
 	uint8_t *base;        /* the mapped window, NULL when none */
 	uint32_t size;
-	uint32_t seq;         /* the window's sequence number in this file */
 	uint64_t base_ts;
-	uint64_t first_rec;   /* records of this thread before the window */
 	unsigned epoch;       /* recording the window belongs to */
 	uint32_t tid;
 	uint8_t open;         /* header not yet closed (by the owner or by stop) */
@@ -38,8 +36,14 @@ struct mt_tls {
 	uint32_t count;       /* records in the current window */
 	unsigned epoch;       /* the window's recording; 0 = no window */
 	uint8_t busy;         /* inside the recorder: calls now are not recorded */
-	uint8_t exits;        /* times the thread-exit destructor ran */
 	struct mt_slot *slot;
+	/* Numbering of the thread's windows in one file.  Kept here, not in
+	 * the slot, so a thread that allocates again after its exit
+	 * destructor continues its own sequence instead of looking like a
+	 * new thread with the same id. */
+	unsigned seq_epoch;
+	uint32_t seq;
+	uint64_t first_rec;
 };
 
 extern __thread struct mt_tls mt_tls __attribute__((tls_model("initial-exec")));
@@ -52,9 +56,10 @@ void mt_slot_put(struct mt_slot *s);
  * after printing why: the file cannot grow. */
 int mt_window_open(struct mt_tls *t, unsigned epoch, struct mt_file *f);
 
-/* Closes the thread's own window if still open (adding its records to f),
- * marking it the thread's last when `last`, and unmaps it. */
-void mt_window_release(struct mt_tls *t, struct mt_file *f, int last);
+/* Closes the thread's own window if still open (adding its records to f)
+ * and unmaps it.  MT_WHF_LAST is never set: a thread may allocate again
+ * after its exit destructor has run. */
+void mt_window_release(struct mt_tls *t, struct mt_file *f);
 
 /*
  * Records in every window of `epoch` still open, counted from the bytes

@@ -111,7 +111,7 @@ static int window_ready(struct mt_tls *t)
 	}
 	if (e == t->epoch && t->cur <= t->limit)
 		return 1;
-	mt_window_release(t, &file, 0);
+	mt_window_release(t, &file);
 	if (mt_window_open(t, e, &file) == 0)
 		return 1;
 	stop_locked();
@@ -193,7 +193,7 @@ static void thread_exit(void *arg)
 {
 	struct mt_tls *t = arg;
 	lock_busy();
-	mt_window_release(t, &file, 1);
+	mt_window_release(t, &file);
 	mt_slot_put(t->slot);
 	t->slot = NULL;
 	unlock_busy();

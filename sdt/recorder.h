@@ -38,8 +38,8 @@ int mt_recorder_pause(int pause);
 int mt_recorder_reset(void);
 uint64_t mt_recorder_sync(void);
 
-/* Around exec: finish this image's trace (returns 1 if it was recording);
- * after a failed exec, resume into a new file. */
+/* Before exec or _exit: finish this image's trace (returns 1 if it was
+ * recording); after a failed exec, resume into a new file. */
 int mt_recorder_exec_begin(void);
 void mt_recorder_exec_failed(int was_recording);
 

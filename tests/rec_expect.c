@@ -2,14 +2,16 @@
  * rec_expect - does a recorded trace hold exactly the calls a test program
  * says it made?
  *
- * Usage: rec_expect [--skip-before] [--prefix] TRACE LOG
+ * Usage: rec_expect [--skip-before] [--prefix] [--exit-frees] TRACE LOG
  *
  * LOG is what the program wrote with rec_log.h.  For every thread in LOG,
  * the trace's records of that thread must equal the logged calls, field by
  * field, in order.  --skip-before lets the trace hold earlier records (libc
  * start-up) before the first logged call; --prefix accepts a trace cut short
  * by kill -9: it may end after any logged call, one call past the log at
- * most (a call is recorded before the program logs it).  Exit 0 on a match,
+ * most (a call is recorded before the program logs it).  --exit-frees
+ * accepts free(NULL) records after the last logged call: glibc makes such
+ * calls on the thread's behalf as it exits.  Exit 0 on a match,
  * 1 with one line saying where they differ.
  */
 #include "config.h"
@@ -29,7 +31,7 @@ struct want {
 
 static struct want *wants;
 static size_t nwants;
-static int skip_before, prefix;
+static int skip_before, prefix, exit_frees;
 static const char *trace_path;
 
 static unsigned call_by_name(const char *name)
@@ -154,6 +156,9 @@ static void check_thread(const struct mt_trace *t, uint32_t tid)
 			have, m);
 		exit(1);
 	}
+	while (exit_frees && have > m && got[start + have - 1].call == MT_CALL_FREE &&
+	       !got[start + have - 1].ptr_in)
+		have--;
 	/* Under --prefix one more record may be there: made, not yet logged. */
 	if (have > m + (size_t)prefix) {
 		char a[256];
@@ -175,11 +180,13 @@ int main(int argc, char **argv)
 			skip_before = 1;
 		else if (strcmp(argv[i], "--prefix") == 0)
 			prefix = 1;
+		else if (strcmp(argv[i], "--exit-frees") == 0)
+			exit_frees = 1;
 		else
 			break;
 	}
 	if (argc - i != 2) {
-		fprintf(stderr, "usage: rec_expect [--skip-before] [--prefix] TRACE LOG\n");
+		fprintf(stderr, "usage: rec_expect [--skip-before] [--prefix] [--exit-frees] TRACE LOG\n");
 		return 2;
 	}
 	trace_path = argv[i];

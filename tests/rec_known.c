@@ -28,37 +28,38 @@ static void *handoff[THREADS];
 static void *logged_malloc(size_t size)
 {
 	void *p = malloc(size);
-	rec_log("malloc", NULL, p, 0, size, 0, 0);
+	rec_log("malloc", 0, p, 0, size, 0, 0);
 	return p;
 }
 
 static void *logged_realloc(void *old, size_t size)
 {
+	uintptr_t in = (uintptr_t)old;
 	void *p = realloc(old, size);
-	rec_log("realloc", old, p, 0, size, 0, 0);
+	rec_log("realloc", in, p, 0, size, 0, 0);
 	return p;
 }
 
 static void aligned_calls(size_t k, void **keep)
 {
 	keep[0] = memalign(64, 100 + k);
-	rec_log("memalign", NULL, keep[0], 0, 100 + k, 64, 0);
+	rec_log("memalign", 0, keep[0], 0, 100 + k, 64, 0);
 
 	void *p = NULL;
 	int rc = posix_memalign(&p, 128, 200 + k);
-	rec_log("posix_memalign", NULL, rc ? NULL : p, 0, 200 + k, 128, rc);
+	rec_log("posix_memalign", 0, rc ? NULL : p, 0, 200 + k, 128, rc);
 	keep[1] = p;
 
 	void *bad = NULL;
 	rc = posix_memalign(&bad, 24, 16); /* not a power of two: EINVAL */
-	rec_log("posix_memalign", NULL, NULL, 0, 16, 24, rc);
+	rec_log("posix_memalign", 0, NULL, 0, 16, 24, rc);
 
 	keep[2] = aligned_alloc(256, 512);
-	rec_log("aligned_alloc", NULL, keep[2], 0, 512, 256, 0);
+	rec_log("aligned_alloc", 0, keep[2], 0, 512, 256, 0);
 	keep[3] = valloc(300 + k);
-	rec_log("valloc", NULL, keep[3], 0, 300 + k, 0, 0);
+	rec_log("valloc", 0, keep[3], 0, 300 + k, 0, 0);
 	keep[4] = pvalloc(5000 + k);
-	rec_log("pvalloc", NULL, keep[4], 0, 5000 + k, 0, 0);
+	rec_log("pvalloc", 0, keep[4], 0, 5000 + k, 0, 0);
 }
 
 static void realloc_calls(size_t k, void **keep)
@@ -69,9 +70,10 @@ static void realloc_calls(size_t k, void **keep)
 	logged_realloc(p, 0);                     /* to 0: glibc frees, returns NULL */
 
 	keep[0] = reallocarray(NULL, 3, 40 + k);
-	rec_log("reallocarray", NULL, keep[0], 3, 40 + k, 0, 0);
+	rec_log("reallocarray", 0, keep[0], 3, 40 + k, 0, 0);
+	uintptr_t in = (uintptr_t)keep[0];
 	void *q = reallocarray(keep[0], 5, 40 + k);
-	rec_log("reallocarray", keep[0], q, 5, 40 + k, 0, 0);
+	rec_log("reallocarray", in, q, 5, 40 + k, 0, 0);
 	keep[0] = q;
 }
 
@@ -83,12 +85,12 @@ static void *worker(void *arg)
 	rec_log_mark();
 	void *m = logged_malloc(100 + k);
 	keep[5] = calloc(10, 8 + k);
-	rec_log("calloc", NULL, keep[5], 10, 8 + k, 0, 0);
+	rec_log("calloc", 0, keep[5], 10, 8 + k, 0, 0);
 	realloc_calls(k, keep + 6);
 	aligned_calls(k, keep);
 
 	void *huge = malloc(SIZE_MAX / 2); /* fails */
-	rec_log("malloc", NULL, huge, 0, SIZE_MAX / 2, 0, 0);
+	rec_log("malloc", 0, huge, 0, SIZE_MAX / 2, 0, 0);
 	rec_free(NULL);
 
 	handoff[k] = logged_malloc(1000 + k);

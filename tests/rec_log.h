@@ -30,11 +30,12 @@ static inline void rec_log_open(const char *path)
 	}
 }
 
-static inline void rec_log(const char *call, const void *in, const void *out, size_t nmemb,
+/* `in` is an address, not a pointer: it may name a block already freed. */
+static inline void rec_log(const char *call, uintptr_t in, void *out, size_t nmemb,
 			   size_t size, size_t align, int rc)
 {
 	char line[256];
-	size_t usable = out ? malloc_usable_size((void *)out) : 0;
+	size_t usable = out ? malloc_usable_size(out) : 0;
 	int n = snprintf(line, sizeof line, "%d %s 0x%lx 0x%lx %zu %zu %zu %d %zu\n", (int)gettid(),
 			 call, (unsigned long)in, (unsigned long)out, nmemb, size, align, rc, usable);
 	if (write(rec_log_fd, line, (size_t)n) != n)
@@ -46,7 +47,7 @@ static inline void rec_free(void *p)
 {
 	uintptr_t addr = (uintptr_t)p;
 	free(p);
-	rec_log("free", (const void *)addr, NULL, 0, 0, 0, 0);
+	rec_log("free", addr, NULL, 0, 0, 0, 0);
 }
 
 /* The first call of every logged run: an unusual size the checker can find
@@ -56,7 +57,7 @@ static inline void rec_free(void *p)
 static inline void rec_log_mark(void)
 {
 	void *p = malloc(REC_MARK_SIZE);
-	rec_log("malloc", NULL, p, 0, REC_MARK_SIZE, 0, 0);
+	rec_log("malloc", 0, p, 0, REC_MARK_SIZE, 0, 0);
 	rec_free(p);
 }
 

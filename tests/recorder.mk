@@ -4,15 +4,31 @@
 # rec_expect holds a trace against such a log, rec_consistent checks a
 # trace of a program nobody here wrote.
 REC_CHECKERS = tests/rec_expect tests/rec_consistent
-check_PROGRAMS += $(REC_CHECKERS) tests/rec_known
+check_PROGRAMS += $(REC_CHECKERS) tests/rec_known tests/rec_loop tests/rec_fork \
+	tests/rec_stress tests/rec_api tests/rec_cxx
 tests_rec_expect_SOURCES = tests/rec_expect.c
 tests_rec_expect_LDADD = lib/libmtformat.la
 tests_rec_consistent_SOURCES = tests/rec_consistent.c
 tests_rec_consistent_LDADD = lib/libmtformat.la
+# The calls must reach the library as written: gcc would turn
+# realloc(NULL, n) into malloc(n) and drop free(malloc(n)) altogether.
+REC_CFLAGS = $(AM_CFLAGS) -fno-builtin
 tests_rec_known_SOURCES = tests/rec_known.c tests/rec_log.h
-# The calls must reach the library as written (gcc turns realloc(NULL, n) into malloc).
-tests_rec_known_CFLAGS = $(AM_CFLAGS) -fno-builtin
+tests_rec_known_CFLAGS = $(REC_CFLAGS)
+tests_rec_loop_SOURCES = tests/rec_loop.c tests/rec_log.h
+tests_rec_loop_CFLAGS = $(REC_CFLAGS)
+tests_rec_fork_SOURCES = tests/rec_fork.c tests/rec_log.h
+tests_rec_fork_CFLAGS = $(REC_CFLAGS)
+tests_rec_stress_SOURCES = tests/rec_stress.c
+tests_rec_stress_CFLAGS = $(REC_CFLAGS)
+tests_rec_stress_LDADD = $(LIBS)
+tests_rec_api_SOURCES = tests/rec_api.c
+tests_rec_api_CFLAGS = $(REC_CFLAGS)
+tests_rec_api_LDADD = sdt/libmtrace.la
+tests_rec_cxx_SOURCES = tests/rec_cxx.cc
+tests_rec_cxx_CXXFLAGS = -std=c++17 -pthread
 
-REC_TESTS = tests/t-rec-known.sh
+REC_TESTS = tests/t-rec-known.sh tests/t-rec-probes.sh tests/t-rec-programs.sh \
+	tests/t-rec-kill.sh tests/t-rec-fork-exec.sh tests/t-rec-stress.sh tests/t-rec-api.sh
 TESTS += $(REC_TESTS)
 EXTRA_DIST += $(REC_TESTS)

@@ -8,6 +8,6 @@ MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE=$t_dir/tr LD_PRELOAD=$MTRACECTL_LIB \
 	"$top_builddir/tests/rec_known" known.log || fail "rec_known failed"
 set -- tr.*
 [ $# -eq 1 ] || fail "expected one trace, got: $*"
-"$top_builddir/tests/rec_expect" --skip-before "$1" known.log >out 2>&1 || fail "$(cat out)"
+"$top_builddir/tests/rec_expect" --skip-before --exit-frees "$1" known.log >out 2>&1 || fail "$(cat out)"
 expect_eq "threads matched from their first record" 4 "$(grep -c "calls match (0 earlier" out)"
 pass
