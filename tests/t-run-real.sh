@@ -1,7 +1,8 @@
 #!/bin/sh
 # t-run-real: a real program's recording (ls), converted by trace2wl,
-# replays on glibc with exactly the calls the workload holds and, being one
-# thread, exactly the ideal peak trace2wl computed.
+# replays on glibc and on each Debian allocator installed with exactly the
+# calls the workload holds and, being one thread, exactly the ideal peak
+# trace2wl computed.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/run_lib.sh"
 
@@ -16,12 +17,24 @@ trace2wl ls.wl "$1" >/dev/null || fail "trace2wl failed"
 trace2wl --stats --json ls.wl >stats.json || fail "trace2wl --stats failed"
 expect_eq "threads" 1 "$(jget stats.json "['threads']")"
 
-trace_run --json ls.wl >run.json || fail "trace_run ls.wl failed"
-for c in $(python3 -c "import json; print(' '.join(json.load(open('stats.json'))['by_call']))"); do
-	expect_eq "$c count" "$(jget stats.json "['by_call']['$c']")" \
-		"$(jget run.json "['calls']['$c']['count']")"
+calls=$(python3 -c "import json; print(' '.join(json.load(open('stats.json'))['by_call']))")
+for a in glibc jemalloc tcmalloc mimalloc; do
+	set +e
+	trace_run --json --allocator=$a ls.wl >run.json 2>err
+	rc=$?
+	set -e
+	if [ $rc -ne 0 ] && grep -q "not found (install the" err; then
+		echo "$a is not installed: $(cat err)" >&2
+		continue
+	fi
+	[ $rc -eq 0 ] || fail "--allocator=$a ls.wl: $(cat err)"
+	for c in $calls; do
+		expect_eq "$a: $c count" "$(jget stats.json "['by_call']['$c']")" \
+			"$(jget run.json "['calls']['$c']['count']")"
+	done
+	expect_eq "$a: ideal peak" "$(jget stats.json "['ideal_peak']")" \
+		"$(jget run.json "['ideal_peak_bytes']")"
 done
-expect_eq "ideal peak" "$(jget stats.json "['ideal_peak']")" "$(jget run.json "['ideal_peak_bytes']")"
 trace_run ls.wl >run.txt || fail "text replay failed"
 grep -Eq '^[0-9,]+ Kb Max Ideal RSS$' run.txt || fail "no ideal RSS line"
 pass
