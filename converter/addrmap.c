@@ -6,23 +6,31 @@
  */
 #include "config.h"
 
-#include <stdlib.h>
-#include <string.h>
+#include <sys/mman.h>
 
 #include "addrmap.h"
 
 #define MIN_SLOTS 4096
 
+/* Tables come straight from mmap: they are large and resized now and then,
+ * and malloc would keep the freed ones in its heap, so the converter's RSS
+ * would creep with the trace's length instead of following the live set.
+ * Fresh anonymous pages are also already zero. */
 static int alloc_slots(struct addrmap *m, size_t n)
 {
-	m->slots = aligned_alloc(64, n * sizeof *m->slots);
-	if (m->slots)
-		memset(m->slots, 0, n * sizeof *m->slots);
-	if (!m->slots)
+	void *p = mmap(NULL, n * sizeof *m->slots, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
 		return -1;
+	m->slots = p;
 	m->mask = n - 1;
 	m->used = m->live = 0;
 	return 0;
+}
+
+static void free_slots(struct am_entry *slots, size_t n)
+{
+	munmap(slots, n * sizeof *slots);
 }
 
 int am_init(struct addrmap *m)
@@ -32,7 +40,8 @@ int am_init(struct addrmap *m)
 
 void am_free(struct addrmap *m)
 {
-	free(m->slots);
+	if (m->slots)
+		free_slots(m->slots, m->mask + 1);
 	m->slots = NULL;
 }
 
@@ -53,10 +62,8 @@ static int resize(struct addrmap *m)
 	size_t want = keep_freed ? m->used : m->live, cap = MIN_SLOTS;
 	while (cap < 4 * want)
 		cap *= 2;
-	if (alloc_slots(m, cap) < 0) {
-		m->slots = old;
-		return -1;
-	}
+	if (alloc_slots(m, cap) < 0)
+		return -1; /* m is untouched */
 	for (size_t i = 0; i < n; i++) {
 		if (!old[i].addr || (old[i].state != AM_LIVE && !keep_freed))
 			continue;
@@ -64,7 +71,7 @@ static int resize(struct addrmap *m)
 		m->used++;
 		m->live += old[i].state == AM_LIVE;
 	}
-	free(old);
+	free_slots(old, n);
 	return 0;
 }
 
