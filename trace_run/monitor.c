@@ -61,23 +61,31 @@ static struct progress look(const struct rt_replay *r)
 	return p;
 }
 
-static void sample(struct rt_replay *r, uint64_t calls)
+void rt_statm(const struct rt_replay *r, uint64_t *vmsize_kb, uint64_t *vmrss_kb)
 {
 	char buf[128];
-	unsigned long size = 0, rss = 0;
+	unsigned long long size = 0, rss = 0;
 	ssize_t n = pread(r->statm_fd, buf, sizeof buf - 1, 0);
 	if (n > 0) {
 		buf[n] = 0;
-		sscanf(buf, "%lu %lu", &size, &rss);
+		sscanf(buf, "%llu %llu", &size, &rss);
 	}
+	*vmsize_kb = size * (r->page / 1024);
+	*vmrss_kb = rss * (r->page / 1024);
+}
+
+static void sample(struct rt_replay *r, uint64_t calls)
+{
+	uint64_t size, rss;
+	rt_statm(r, &size, &rss);
 	r->samples++;
 	if (!r->timeline)
 		return;
-	unsigned long pk = (unsigned long)sysconf(_SC_PAGESIZE) / 1024;
 	int64_t ideal = atomic_load_explicit(&r->ideal_live, memory_order_relaxed);
-	fprintf(r->timeline, "%llu,%lu,%lu,%lld,%llu\n",
-		(unsigned long long)((rt_clock_ns() - r->start_ns) / 1000000u), rss * pk, size * pk,
-		(long long)(ideal / 1024), (unsigned long long)calls);
+	fprintf(r->timeline, "%llu,%llu,%llu,%lld,%llu\n",
+		(unsigned long long)((rt_clock_ns() - r->start_ns) / 1000000u),
+		(unsigned long long)rss, (unsigned long long)size, (long long)(ideal / 1024),
+		(unsigned long long)calls);
 }
 
 /* One line naming every unfinished thread and what it waits for. */

@@ -47,18 +47,6 @@ static void untable(void *p, size_t bytes)
 		munmap(p, bytes);
 }
 
-static uint64_t rss_kb(int fd)
-{
-	char buf[128];
-	unsigned long size = 0, rss = 0;
-	ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
-	if (n > 0) {
-		buf[n] = 0;
-		sscanf(buf, "%lu %lu", &size, &rss);
-	}
-	return rss * (uint64_t)sysconf(_SC_PAGESIZE) / 1024;
-}
-
 #define BIT(c) (1u << (c))
 
 /*
@@ -229,7 +217,8 @@ int rt_replay_run(const char *path, const struct rt_opts *o, struct rt_result *r
 	res->emulated = r.foreign;
 	if (spawn(&r, &monitor, e))
 		goto out;
-	res->replayer_kb = rss_kb(r.statm_fd);
+	uint64_t vmsize_kb;
+	rt_statm(&r, &vmsize_kb, &res->replayer_kb);
 	run(&r, monitor, res);
 	collect(&r, res);
 	rc = 0;

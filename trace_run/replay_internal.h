@@ -82,5 +82,7 @@ void *rt_monitor_main(void *arg);
  * ordinary error; the monitor writes to it. */
 int rt_monitor_open(struct rt_replay *r, struct mt_error *e);
 void rt_monitor_close(struct rt_replay *r);
+/* This process's size and resident set now, from /proc/self/statm. */
+void rt_statm(const struct rt_replay *r, uint64_t *vmsize_kb, uint64_t *vmrss_kb);
 
 #endif
