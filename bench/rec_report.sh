@@ -132,7 +132,9 @@ where_instructions() {
 				fn = $0; sub(/^.*%\) +/, "", fn); sub(/ .*/, "", fn)
 				if (fn !~ /(^|\/)(sdt|lib)\/[^\/]+:/) next
 				sub(/.*\//, "", fn)
-				printf "  %7.1f  %s\n", ir / n, fn }' | head -n 8
+				if (++shown <= 12) printf "  %7.1f  %s\n", ir / n, fn
+				total += ir }
+			END { printf "  %7.1f  in all (%d functions)\n", total / n, shown }' 
 	done
 	echo
 }
