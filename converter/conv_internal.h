@@ -19,7 +19,7 @@ struct known {
 
 /* Records decoded ahead of use, so their map slots can be prefetched while
  * earlier records are converted: the map's cache misses then overlap. */
-#define LOOKAHEAD 8
+#define LOOKAHEAD 32
 
 /* One traced thread: its input cursor and its output stream. */
 struct src {
