@@ -1,5 +1,6 @@
 # rec_report.sh - the table bench/recorder.sh prints and the issue's targets
 # checked against it, from the result files rec_run.sh leaves in $work.
+# shellcheck shell=sh
 
 median() {
 	sort -g | awk '{ v[NR] = $1 } END {

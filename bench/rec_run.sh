@@ -2,6 +2,7 @@
 # contender; results land in files under $work for rec_report.sh.
 # Sourced by recorder.sh, which sets: me srcdir builddir calls reps cg_calls
 # diskdir, and after build_tree: work shmdir diskwork.
+# shellcheck shell=sh
 
 # Contenders in run order.  floor-shm runs before floor-warm, which pre-fills
 # as many bytes as the fresh run wrote.  There is no warm twin for our

@@ -16,6 +16,7 @@
 #
 # Usage: bench/recorder.sh [--calls N] [--quick] [--reps N] [--builddir DIR]
 #                          [--disk-dir DIR]
+# shellcheck source-path=SCRIPTDIR
 set -eu
 
 me=recorder.sh
@@ -70,13 +71,17 @@ else
 	: "${calls:=3000000}" "${reps:=7}"
 	cg_calls=200000
 fi
-[ -d "$diskdir" ] && [ -w "$diskdir" ] || die "--disk-dir: '$diskdir' is not a writable directory"
+if [ ! -d "$diskdir" ] || [ ! -w "$diskdir" ]; then
+	die "--disk-dir: '$diskdir' is not a writable directory"
+fi
 case $(stat -f -c %T "$diskdir") in
 tmpfs | ramfs) echo "$me: warning: $diskdir is in memory; pass --disk-dir on a real disk" >&2 ;;
 esac
-[ -d /dev/shm ] && [ -w /dev/shm ] || die "/dev/shm is not a writable tmpfs"
+[ -w /dev/shm ] || die "/dev/shm is not a writable tmpfs"
 
+# shellcheck source=rec_run.sh
 . "$srcdir/bench/rec_run.sh"
+# shellcheck source=rec_report.sh
 . "$srcdir/bench/rec_report.sh"
 
 "$srcdir/scripts/deps.sh" bench
