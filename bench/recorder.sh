@@ -84,7 +84,11 @@ esac
 # shellcheck source=rec_report.sh
 . "$srcdir/bench/rec_report.sh"
 
-"$srcdir/scripts/deps.sh" bench
+if [ -f "$srcdir/scripts/deps.sh" ]; then
+	sh "$srcdir/scripts/deps.sh" bench
+else
+	echo "$me: $srcdir/scripts/deps.sh is missing: not installing heaptrack, valgrind..." >&2
+fi
 build_tree
 work=$(mktemp -d "${TMPDIR:-/tmp}/mtk-bench.XXXXXX")
 shmdir=$(mktemp -d /dev/shm/mtk-bench.XXXXXX)
