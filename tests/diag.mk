@@ -15,3 +15,13 @@ tests_diag_calls_CFLAGS = $(AM_CFLAGS) -fno-builtin -fno-omit-frame-pointer -fno
 DIAG_TESTS = tests/t-diag-log-import.sh tests/t-diag-scripts-uprobes.sh
 TESTS += $(DIAG_TESTS)
 EXTRA_DIST += $(DIAG_TESTS) tests/diag-bt.sh
+
+# Derived glibc events (sdt/glibc_*.c) and the live report stap/malloc.stp,
+# malloc.bt: diag_glibc does known things to glibc's allocator and prints
+# what glibc itself says about them.
+check_PROGRAMS += tests/diag_glibc
+tests_diag_glibc_SOURCES = tests/diag_glibc.c
+GLIBC_DIAG_TESTS = tests/t-diag-glibc-events.sh tests/t-diag-glibc-bt.sh \
+	tests/t-diag-glibc-stp.sh
+TESTS += $(GLIBC_DIAG_TESTS)
+EXTRA_DIST += $(GLIBC_DIAG_TESTS)

@@ -1,0 +1,139 @@
+/*
+ * diag_glibc.c - programs whose glibc malloc behaviour is known, for the
+ * tests of the derived glibc events (t-diag-glibc-*.sh).  Each mode does
+ * one thing to glibc's allocator and prints, as "key value" lines, what
+ * glibc itself says afterwards (mallinfo2, malloc_info, chunk headers), so
+ * the tests can hold the derived markers against glibc's own state.
+ *
+ *   arenas     8 threads allocate at the same time: 8 new arenas
+ *   threshold  free of a 1 MiB mmapped block raises the mmap threshold
+ *   mallopt    the same after mallopt(M_MMAP_THRESHOLD): no raise
+ *   sbrk       the main arena grows by sbrk, then trims back
+ */
+#include <malloc.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define THREADS 8
+#define BLOCKS 64
+
+static pthread_barrier_t all_have_arenas;
+
+/* glibc's chunk header word, just below the block: size and flag bits.
+ * Not inlined, so the compiler does not flag the read below the block. */
+__attribute__((noinline)) static size_t chunk_word(const void *p)
+{
+	return ((const size_t *)p)[-1];
+}
+
+static size_t chunk_size(const void *p)
+{
+	return chunk_word(p) & ~(size_t)7;
+}
+
+static int chunk_mmapped(const void *p)
+{
+	return (chunk_word(p) & 2) != 0;
+}
+
+/* Blocks above the tcache's 1032 bytes come from the thread's own arena;
+ * the barrier keeps all threads alive, so none can inherit another's. */
+static void *worker(void *arg)
+{
+	void *blocks[BLOCKS];
+
+	for (int i = 0; i < BLOCKS; i++)
+		blocks[i] = malloc(2000 + (size_t)i * 16);
+	pthread_barrier_wait(&all_have_arenas);
+	for (int i = 0; i < BLOCKS; i++)
+		free(blocks[i]);
+	return arg;
+}
+
+/* glibc's arena count: one <heap nr=...> element per arena. */
+static int count_arenas(void)
+{
+	char *xml = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&xml, &len);
+	int n = 0;
+
+	malloc_info(0, f);
+	fclose(f);
+	for (const char *s = xml; (s = strstr(s, "<heap nr=")); s++)
+		n++;
+	free(xml);
+	return n;
+}
+
+static int arenas(void)
+{
+	pthread_t t[THREADS];
+	struct mallinfo2 mi;
+
+	pthread_barrier_init(&all_have_arenas, NULL, THREADS);
+	for (int i = 0; i < THREADS; i++)
+		if (pthread_create(&t[i], NULL, worker, NULL))
+			return 1;
+	for (int i = 0; i < THREADS; i++)
+		pthread_join(t[i], NULL);
+	mi = mallinfo2();
+	printf("threads %d\n", THREADS);
+	printf("system_total %zu\n", mi.arena);
+	printf("arenas %d\n", count_arenas() - 1);
+	return 0;
+}
+
+/* glibc's truth about its threshold after the free: whether a block a
+ * little smaller than the freed chunk is still mmapped. */
+static int threshold(int set_first)
+{
+	void *big, *below;
+
+	if (set_first && mallopt(M_MMAP_THRESHOLD, 256 << 10) != 1)
+		return 1;
+	big = malloc(1 << 20);
+	printf("chunk %zu\n", chunk_size(big));
+	printf("mmapped %d\n", chunk_mmapped(big));
+	free(big);
+	below = malloc((1 << 20) - (64 << 10));
+	printf("below_mmapped %d\n", chunk_mmapped(below));
+	free(below);
+	return 0;
+}
+
+/* 64 blocks of 64 KiB (under the 128 KiB mmap threshold) grow the main
+ * arena by sbrk; freeing them all lets free() trim the top back. */
+static int sbrk_grow(void)
+{
+	void *blocks[BLOCKS];
+
+	for (int i = 0; i < BLOCKS; i++)
+		blocks[i] = malloc(64 << 10);
+	printf("grown %zu\n", mallinfo2().arena);
+	for (int i = BLOCKS - 1; i >= 0; i--)
+		free(blocks[i]);
+	printf("trimmed %zu\n", mallinfo2().arena);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	int rc = 2;
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (strcmp(mode, "arenas") == 0)
+		rc = arenas();
+	else if (strcmp(mode, "threshold") == 0)
+		rc = threshold(0);
+	else if (strcmp(mode, "mallopt") == 0)
+		rc = threshold(1);
+	else if (strcmp(mode, "sbrk") == 0)
+		rc = sbrk_grow();
+	else
+		fprintf(stderr, "usage: diag_glibc arenas|threshold|mallopt|sbrk\n");
+	return rc;
+}

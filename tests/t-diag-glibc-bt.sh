@@ -1,0 +1,76 @@
+#!/bin/sh
+# t-diag-glibc-bt.sh - stap/malloc.bt really runs: bpftrace attaches to the
+# built libmtrace.so's derived markers, diag_glibc (started after the
+# attach, filtered by its pid) does known things to glibc's allocator,
+# and the report must show them: 8 new arenas for 8 threads, the
+# threshold at the freed block's chunk size, the sbrk total glibc has.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/diag-bt.sh"
+
+bt_require
+prog="$top_builddir/tests/diag_glibc"
+script="$top_builddir/stap/malloc.bt"
+[ -f "$script" ] || fail "$script not built"
+
+# The installed library's path is in the script; watch the built one.
+installed=$(sed -n 's/^usdt:\([^:]*\):mtrace:memory_sbrk_more$/\1/p' "$script")
+[ -n "$installed" ] || fail "no memory_sbrk_more probe line in $script"
+sed "s|$installed|$MTRACE_LIB|g" "$script" >malloc.bt
+
+# attach OUT ARG...: bpftrace ARG... >OUT, waiting for the script's "# "
+# line from BEGIN.  Standard output, line-buffered: bpftrace 0.17 does
+# not flush a -o file before it exits, so the line would never show.
+attach() {
+	out=$1
+	shift
+	"$BPFTRACE" -B line "$@" >"$out" 2>bt.stderr &
+	bt_pid=$!
+	n=0
+	until grep -q '^# ' "$out"; do
+		kill -0 "$bt_pid" 2>/dev/null ||
+			fail "bpftrace $* exited before attaching: $(grep -v RLIMIT bt.stderr | head -n 3)"
+		n=$((n + 1))
+		[ "$n" -lt 600 ] || fail "bpftrace $* did not attach within 60 s"
+		sleep 0.1
+	done
+}
+
+# report MODE: diag_glibc MODE watched by malloc.bt; MODE.out is what the
+# program printed, MODE.bt what the script printed.
+report() {
+	gated env LD_PRELOAD="$MTRACE_LIB" "$prog" "$1" >"$1.out"
+	attach "$1.bt" malloc.bt "$gated_pid"
+	(bt_go) || true   # SIGPIPE if the program already ran and closed the gate
+	wait "$gated_pid" || fail "diag_glibc $1 failed"
+	bt_stop
+	grep -q '^@mmap_threshold: ' "$1.bt" || fail "malloc.bt printed no summary: $(cat bt.stderr)"
+}
+
+said() { sed -n "s/^$2 //p" "$1.out"; }
+summary() { sed -n "s/^@$2: //p" "$1.bt"; }
+
+report arenas
+expect_eq "arenas created" 8 "$(grep -c '^[0-9]*: arena 0x[0-9a-f]* created$' arenas.bt)"
+expect_eq "threads with an arena" 8 \
+	"$(sed -n 's/^@arena_thread\[0x[0-9a-f]*, \([0-9]*\)\]: 1$/\1/p' arenas.bt | sort -u | wc -l)"
+expect_eq "distinct arenas of those threads" 8 \
+	"$(sed -n 's/^@arena_thread\[\(0x[0-9a-f]*\), [0-9]*\]: 1$/\1/p' arenas.bt | sort -u | wc -l)"
+expect_eq "heaps plus sbrk vs mallinfo2.arena" "$(said arenas system_total)" \
+	"$(sed -n 's/^@heap_bytes\[0x[0-9a-f]*\]: //p; s/^@sbrk_total: //p' arenas.bt |
+		awk '{ t += $1 } END { printf "%d\n", t }')"
+
+report threshold
+# glibc's mmapped chunk for malloc(1 MiB): request + 8-byte header + 16
+# alignment slack, rounded up to pages; 1052672 with 4 KiB pages.
+page=$(getconf PAGESIZE)
+chunk=$(((1048576 + 24 + page - 1) / page * page))
+expect_eq "1 MiB block's chunk size" "$chunk" "$(said threshold chunk)"
+grep -q ": thresholds raised: mmap $chunk bytes, trim $((2 * chunk)) bytes\$" threshold.bt ||
+	fail "no 'thresholds raised' line for $chunk in: $(cat threshold.bt)"
+expect_eq "mmap threshold at the end" "$chunk" "$(summary threshold mmap_threshold)"
+
+report sbrk
+total=$(summary sbrk sbrk_total)
+[ "$total" -gt 0 ] || fail "sbrk total $total, expected the heap glibc kept"
+expect_eq "sbrk total vs mallinfo2.arena" "$(said sbrk trimmed)" "$total"
+pass

@@ -1,0 +1,90 @@
+#!/bin/sh
+# t-diag-glibc-events.sh - the glibc events libmtrace.so derives agree with
+# glibc's own state.  diag_glibc runs under the recorder (which switches
+# the derivations on and records them as events); what it prints is what
+# glibc says (mallinfo2, malloc_info, chunk headers), and the trace's
+# events must add up to it.  Also: nothing is derived over jemalloc, and
+# an explicit threshold (mallopt or tunable) stops the dynamic raise.
+. "$top_srcdir/tests/lib.sh"
+
+prog="$top_builddir/tests/diag_glibc"
+
+# record NAME MODE [ENV...]: runs diag_glibc MODE under the recorder; its
+# "key value" lines go to NAME.out, the trace's events to NAME.ev, one
+# "tid event arg1 arg2" line each (decimal).
+record() {
+	name=$1 mode=$2
+	shift 2
+	env "$@" LD_PRELOAD="${PRELOAD:-$MTRACE_LIB}" MTRACE_CTL_FILE="$t_dir/$name.trace" \
+		MTRACE_CTL_QUIET=1 "$prog" "$mode" >"$name.out" || fail "diag_glibc $mode failed"
+	set -- "$name".trace.*
+	[ -f "$1" ] || fail "diag_glibc $mode left no trace"
+	mtrace-dump --json "$1" >"$name.json" || fail "mtrace-dump cannot read the $mode trace"
+	sed -n 's/.*"tid":\([0-9]*\),.*"event":"\([a-z_]*\)","args":\[\([0-9]*\),\([0-9]*\)\].*/\1 \2 \3 \4/p' \
+		"$name.json" >"$name.ev"
+}
+
+said() { sed -n "s/^$2 //p" "$1.out"; }
+count() { grep -c " $2 " "$1.ev" || true; }
+
+# 8 threads at once: 8 new arenas, each first seen with its first heap, by
+# 8 different threads; heaps plus sbrk are everything glibc got from the
+# system (mallinfo2.arena sums system_mem over all arenas).
+record arenas arenas
+expect_eq "arenas glibc reports" 8 "$(said arenas arenas)"
+expect_eq "memory_arena_new events" 8 "$(count arenas memory_arena_new)"
+expect_eq "threads that created an arena" 8 \
+	"$(awk '$2 == "memory_arena_new" { print $1 }' arenas.ev | sort -u | wc -l)"
+expect_eq "memory_heap_new events" 8 "$(count arenas memory_heap_new)"
+derived=$(awk '
+	$2 == "memory_sbrk_more" { sbrk += $4 }
+	$2 == "memory_sbrk_less" { sbrk -= $4 }
+	$2 ~ /^memory_heap_(new|more|less)$/ { heap[$3] = $4 }
+	$2 == "memory_heap_free" { delete heap[$3] }
+	END { for (h in heap) sbrk += heap[h]; printf "%d\n", sbrk }' arenas.ev)
+expect_eq "sbrk plus heap sizes vs mallinfo2.arena" "$(said arenas system_total)" "$derived"
+
+# Free of a 1 MiB mmapped block: the threshold becomes its chunk size,
+# trim twice that; glibc agrees (a block just below it is not mmapped).
+record threshold threshold
+chunk=$(said threshold chunk)
+expect_eq "the 1 MiB block is mmapped" 1 "$(said threshold mmapped)"
+expect_eq "thresholds raised" "memory_mallopt_free_dyn_thresholds $chunk $((2 * chunk))" \
+	"$(awk '$2 == "memory_mallopt_free_dyn_thresholds" { print $2, $3, $4 }' threshold.ev)"
+expect_eq "glibc's threshold covers a smaller block" 0 "$(said threshold below_mmapped)"
+
+# mallopt(M_MMAP_THRESHOLD, 256 KiB) first: the marker with mallopt's
+# arguments, then no raise, and glibc agrees.
+record mallopt mallopt
+# M_MMAP_THRESHOLD is -3, recorded as a 64-bit two's complement.
+expect_eq "memory_mallopt" "memory_mallopt 18446744073709551613 262144" \
+	"$(awk '$2 == "memory_mallopt" { print $2, $3, $4 }' mallopt.ev)"
+expect_eq "raises after mallopt" 0 "$(count mallopt memory_mallopt_free_dyn_thresholds)"
+expect_eq "glibc's threshold after mallopt" 1 "$(said mallopt below_mmapped)"
+
+# The same explicit threshold from a tunable.
+record tunable threshold GLIBC_TUNABLES=glibc.malloc.mmap_threshold=262144
+expect_eq "raises with the tunable set" 0 "$(count tunable memory_mallopt_free_dyn_thresholds)"
+expect_eq "glibc's threshold with the tunable" 1 "$(said tunable below_mmapped)"
+
+# The main arena grows by sbrk and trims back: the running total peaks at
+# what mallinfo2 said at the peak and ends at what it says at the end.
+record sbrk sbrk
+[ "$(count sbrk memory_sbrk_more)" -gt 1 ] || fail "no memory_sbrk_more while the heap grew"
+[ "$(count sbrk memory_sbrk_less)" -gt 0 ] || fail "no memory_sbrk_less after the frees"
+expect_eq "sbrk peak vs mallinfo2.arena" "$(said sbrk grown)" "$(awk '
+	$2 == "memory_sbrk_more" { t += $4; if (t > max) max = t }
+	$2 == "memory_sbrk_less" { t -= $4 }
+	END { printf "%d\n", max }' sbrk.ev)"
+expect_eq "sbrk total vs mallinfo2.arena" "$(said sbrk trimmed)" "$(awk '
+	$2 == "memory_sbrk_more" { t += $4 }
+	$2 == "memory_sbrk_less" { t -= $4 }
+	END { printf "%d\n", t }' sbrk.ev)"
+
+# Over another allocator there is nothing of glibc's to derive.
+jemalloc=$(ldconfig -p | sed -n 's/.*libjemalloc\.so\.2 .*=> //p' | head -n 1)
+[ -n "$jemalloc" ] || skip "libjemalloc.so.2 not installed (the glibc checks above passed)"
+PRELOAD="$MTRACE_LIB $jemalloc" record jemalloc threshold
+grep -q '"call":"free"' jemalloc.json || fail "the jemalloc run recorded no calls"
+expect_eq "events over jemalloc" 0 "$(wc -l <jemalloc.ev)"
+pass
