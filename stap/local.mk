@@ -7,6 +7,8 @@
 stapdir = $(pkgdatadir)/stap
 DIAG_STAP_FILES = \
 	stap/malloc-log-uprobes.bt
+# The live report of glibc's arenas, heaps, sbrk and thresholds, and its twin.
+DIAG_STAP_FILES += stap/malloc.stp stap/malloc.bt
 stap_DATA = $(DIAG_STAP_FILES)
 EXTRA_DIST += $(DIAG_STAP_FILES:=.in)
 CLEANFILES += $(DIAG_STAP_FILES)
