@@ -9,9 +9,12 @@
  *   threshold  free of a 1 MiB mmapped block raises the mmap threshold
  *   mallopt    the same after mallopt(M_MMAP_THRESHOLD): no raise
  *   sbrk       the main arena grows by sbrk, then trims back
+ *   heaps      a thread's arena outgrows its first 64 MiB heap, then frees
+ *              everything: the second heap is unmapped, the first shrinks
  */
 #include <malloc.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,10 +25,10 @@
 static pthread_barrier_t all_have_arenas;
 
 /* glibc's chunk header word, just below the block: size and flag bits.
- * Not inlined, so the compiler does not flag the read below the block. */
-__attribute__((noinline)) static size_t chunk_word(const void *p)
+ * Taken as an address, so the compiler does not flag a read outside it. */
+static size_t chunk_word(const void *p)
 {
-	return ((const size_t *)p)[-1];
+	return *(const size_t *)((uintptr_t)p - sizeof(size_t));
 }
 
 static size_t chunk_size(const void *p)
@@ -119,6 +122,32 @@ static int sbrk_grow(void)
 	return 0;
 }
 
+/* 800 blocks of 100 KiB (under the mmap threshold): 80 MiB, more than one
+ * 64 MiB heap.  Freed newest first, so the arena's top swallows them and
+ * free() trims: the second heap goes, the first shrinks. */
+static void *heap_worker(void *arg)
+{
+	enum { N = 800 };
+	static void *blocks[N];
+
+	for (int i = 0; i < N; i++)
+		blocks[i] = malloc(100 << 10);
+	for (int i = N - 1; i >= 0; i--)
+		free(blocks[i]);
+	return arg;
+}
+
+static int heaps(void)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, heap_worker, NULL))
+		return 1;
+	pthread_join(t, NULL);
+	printf("system_total %zu\n", mallinfo2().arena);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -133,7 +162,9 @@ int main(int argc, char **argv)
 		rc = threshold(1);
 	else if (strcmp(mode, "sbrk") == 0)
 		rc = sbrk_grow();
+	else if (strcmp(mode, "heaps") == 0)
+		rc = heaps();
 	else
-		fprintf(stderr, "usage: diag_glibc arenas|threshold|mallopt|sbrk\n");
+		fprintf(stderr, "usage: diag_glibc arenas|threshold|mallopt|sbrk|heaps\n");
 	return rc;
 }

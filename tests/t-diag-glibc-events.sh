@@ -36,13 +36,27 @@ expect_eq "memory_arena_new events" 8 "$(count arenas memory_arena_new)"
 expect_eq "threads that created an arena" 8 \
 	"$(awk '$2 == "memory_arena_new" { print $1 }' arenas.ev | sort -u | wc -l)"
 expect_eq "memory_heap_new events" 8 "$(count arenas memory_heap_new)"
-derived=$(awk '
+# system NAME: what the events say glibc got from the system and kept.
+system() {
+	awk '
 	$2 == "memory_sbrk_more" { sbrk += $4 }
 	$2 == "memory_sbrk_less" { sbrk -= $4 }
 	$2 ~ /^memory_heap_(new|more|less)$/ { heap[$3] = $4 }
 	$2 == "memory_heap_free" { delete heap[$3] }
-	END { for (h in heap) sbrk += heap[h]; printf "%d\n", sbrk }' arenas.ev)
-expect_eq "sbrk plus heap sizes vs mallinfo2.arena" "$(said arenas system_total)" "$derived"
+	END { for (h in heap) sbrk += heap[h]; printf "%d\n", sbrk }' "$1.ev"
+}
+expect_eq "sbrk plus heap sizes vs mallinfo2.arena" "$(said arenas system_total)" "$(system arenas)"
+
+# One thread outgrows a 64 MiB heap and frees everything: a second heap
+# appears, is unmapped again, and the first shrinks back.
+record heaps heaps
+expect_eq "heaps of the thread's arena" 2 "$(count heaps memory_heap_new)"
+expect_eq "heaps unmapped" 1 "$(count heaps memory_heap_free)"
+expect_eq "the unmapped heap is the second" \
+	"$(awk '$2 == "memory_heap_new" { h = $3 } END { print h }' heaps.ev)" \
+	"$(awk '$2 == "memory_heap_free" { print $3 }' heaps.ev)"
+[ "$(count heaps memory_heap_less)" -gt 0 ] || fail "no memory_heap_less while the arena trimmed"
+expect_eq "after the trim, vs mallinfo2.arena" "$(said heaps system_total)" "$(system heaps)"
 
 # Free of a 1 MiB mmapped block: the threshold becomes its chunk size,
 # trim twice that; glibc agrees (a block just below it is not mmapped).
