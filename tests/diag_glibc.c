@@ -6,6 +6,8 @@
  * the tests can hold the derived markers against glibc's own state.
  *
  *   arenas     8 threads allocate at the same time: 8 new arenas
+ *   reuse      the same with 4 threads and M_ARENA_MAX 2: one new arena,
+ *              the other threads share it or the main arena
  *   threshold  free of a 1 MiB mmapped block raises the mmap threshold
  *   mallopt    the same after mallopt(M_MMAP_THRESHOLD): no raise
  *   sbrk       the main arena grows by sbrk, then trims back
@@ -71,21 +73,41 @@ static int count_arenas(void)
 	return n;
 }
 
-static int arenas(void)
+/* Where libc.so.6 is mapped: the main arena is a static inside it. */
+static void print_libc_span(void)
+{
+	char line[512];
+	unsigned long lo = 0, hi = 0, a, b;
+	FILE *maps = fopen("/proc/self/maps", "r");
+
+	while (maps && fgets(line, sizeof line, maps))
+		if (strstr(line, "/libc.so.6") && sscanf(line, "%lx-%lx", &a, &b) == 2) {
+			lo = lo && lo < a ? lo : a;
+			hi = hi > b ? hi : b;
+		}
+	if (maps)
+		fclose(maps);
+	printf("libc_span %lu %lu\n", lo, hi);
+}
+
+static int arenas(int threads, int arena_max)
 {
 	pthread_t t[THREADS];
 	struct mallinfo2 mi;
 
-	pthread_barrier_init(&all_have_arenas, NULL, THREADS);
-	for (int i = 0; i < THREADS; i++)
+	if (arena_max && mallopt(M_ARENA_MAX, arena_max) != 1)
+		return 1;
+	pthread_barrier_init(&all_have_arenas, NULL, (unsigned)threads);
+	for (int i = 0; i < threads; i++)
 		if (pthread_create(&t[i], NULL, worker, NULL))
 			return 1;
-	for (int i = 0; i < THREADS; i++)
+	for (int i = 0; i < threads; i++)
 		pthread_join(t[i], NULL);
 	mi = mallinfo2();
-	printf("threads %d\n", THREADS);
+	printf("threads %d\n", threads);
 	printf("system_total %zu\n", mi.arena);
 	printf("arenas %d\n", count_arenas() - 1);
+	print_libc_span();
 	return 0;
 }
 
@@ -155,7 +177,9 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (strcmp(mode, "arenas") == 0)
-		rc = arenas();
+		rc = arenas(THREADS, 0);
+	else if (strcmp(mode, "reuse") == 0)
+		rc = arenas(4, 2);
 	else if (strcmp(mode, "threshold") == 0)
 		rc = threshold(0);
 	else if (strcmp(mode, "mallopt") == 0)
@@ -165,6 +189,6 @@ int main(int argc, char **argv)
 	else if (strcmp(mode, "heaps") == 0)
 		rc = heaps();
 	else
-		fprintf(stderr, "usage: diag_glibc arenas|threshold|mallopt|sbrk|heaps\n");
+		fprintf(stderr, "usage: diag_glibc arenas|reuse|threshold|mallopt|sbrk|heaps\n");
 	return rc;
 }

@@ -47,6 +47,21 @@ system() {
 }
 expect_eq "sbrk plus heap sizes vs mallinfo2.arena" "$(said arenas system_total)" "$(system arenas)"
 
+# M_ARENA_MAX 2 and 4 threads: one new arena; the other three threads are
+# moved to it or to the main arena, which lives inside libc.so.6.
+record reuse reuse
+expect_eq "arenas glibc reports under M_ARENA_MAX 2" 1 "$(said reuse arenas)"
+expect_eq "memory_arena_new events" 1 "$(count reuse memory_arena_new)"
+expect_eq "memory_arena_reuse events" 3 "$(count reuse memory_arena_reuse)"
+expect_eq "arenas the threads moved to" "main or new main or new main or new" "$(awk -v span="$(said reuse libc_span)" '
+	BEGIN { split(span, libc, " ") }
+	$2 == "memory_arena_new" { new = $3 }
+	$2 == "memory_arena_reuse" && $4 == 0 {
+		if ($3 == new || ($3 >= libc[1] && $3 < libc[2])) printf "%smain or new", sep
+		else printf "%s%s", sep, $3
+		sep = " "
+	}' reuse.ev)"
+
 # One thread outgrows a 64 MiB heap and frees everything: a second heap
 # appears, is unmapped again, and the first shrinks back.
 record heaps heaps
