@@ -26,8 +26,9 @@
 
 /*
  * The semaphores of the derived markers, in enum mt_event order (index =
- * event - 1), in section .probes where tracers look for them.  The words
- * view is what the gate reads; tracers write the 16-bit counters.
+ * event - 1; the last two stay 0, rounding the block up to whole words),
+ * in section .probes where tracers look for them.  The words view is what
+ * the gate reads; tracers write the 16-bit counters.
  */
 union mt_glibc_sems {
 	volatile unsigned short sem[12];
