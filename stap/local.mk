@@ -6,15 +6,22 @@
 # $(stapdir); run them with `stap` or `bpftrace`.
 stapdir = $(pkgdatadir)/stap
 DIAG_STAP_FILES = \
-	stap/malloc-log-uprobes.bt
+	stap/malloc-log.stp stap/malloc-log.bt stap/malloc-log-uprobes.bt
 # The live report of glibc's arenas, heaps, sbrk and thresholds, and its twin.
 DIAG_STAP_FILES += stap/malloc.stp stap/malloc.bt
 stap_DATA = $(DIAG_STAP_FILES)
 EXTRA_DIST += $(DIAG_STAP_FILES:=.in)
 CLEANFILES += $(DIAG_STAP_FILES)
 
-$(DIAG_STAP_FILES): $(DIAG_STAP_FILES:=.in) Makefile
+# Lines of a bpftrace script that start with @FREE_SIZED@ or
+# @FREE_ALIGNED_SIZED@ probe markers that libmtrace.so has only where the C
+# library has those functions: kept then, dropped otherwise, since bpftrace
+# refuses a probe that does not exist.
+$(DIAG_STAP_FILES): $(DIAG_STAP_FILES:=.in) Makefile config.h
 	$(AM_V_GEN)$(MKDIR_P) stap && \
 	libc=`readlink -f "\`$(CC) -print-file-name=libc.so.6\`"` && \
+	keep() { if grep -q "^#define HAVE_$$1 1" config.h; then echo "s|^@$$1@||"; \
+		 else echo "/^@$$1@/d"; fi; } && \
 	sed -e 's|@MTRACE_LIB[@]|$(libdir)/libmtrace.so|g' -e "s|@LIBC_PATH[@]|$$libc|g" \
+	    -e "`keep FREE_SIZED`" -e "`keep FREE_ALIGNED_SIZED`" \
 		$(srcdir)/$@.in >$@.tmp && mv $@.tmp $@

@@ -13,13 +13,14 @@ bt_require() {
 		skip "bpftrace cannot load programs here: $(grep -v RLIMIT bt-probe.out | head -n 1)"
 }
 
-# bt_start OUT SCRIPT ARG...: runs bpftrace -o OUT and waits for the
-# script's BEGIN line.  Larger per-CPU buffers than the default, so a burst
-# of calls is not lost.
+# bt_start OUT SCRIPT ARG...: runs bpftrace with its output in OUT and
+# waits for the script's BEGIN line.  Standard output line-buffered, not -o
+# (bpftrace 0.17 holds -o output back until it exits), with larger per-CPU
+# buffers than the default so a burst of calls is not lost.
 bt_start() {
 	bt_out=$1
 	shift
-	BPFTRACE_PERF_RB_PAGES=1024 "$BPFTRACE" -o "$bt_out" "$@" >bt.stdout 2>bt.stderr &
+	BPFTRACE_PERF_RB_PAGES=1024 "$BPFTRACE" -B line "$@" >"$bt_out" 2>bt.stderr &
 	bt_pid=$!
 	n=0
 	until grep -q '^# ' "$bt_out" 2>/dev/null; do
@@ -56,6 +57,8 @@ gated() {
 	gated_pid=$!
 }
 
+# bt_go: lets the gated program run (opens the fifo; writes nothing, since
+# the program may be gone before a write and that would be SIGPIPE).
 bt_go() {
-	echo go >gate
+	: >gate
 }

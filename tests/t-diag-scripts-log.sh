@@ -1,0 +1,34 @@
+#!/bin/sh
+# t-diag-scripts-log.sh - malloc-log.bt logs every call of the malloc family
+# exactly (arguments and results as the program saw them), the log
+# converts and replays, and malloc-log.stp passes stap's translator.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/diag-bt.sh"
+bt_require
+[ -f "$MTRACE_LIB" ] || fail "$MTRACE_LIB is not built"
+
+gated env LD_PRELOAD="$MTRACE_LIB" "$top_builddir/tests/diag_calls" log "$t_dir/expect"
+bt_start ml.log "$top_builddir/stap/malloc-log.bt" "$MTRACE_LIB" "$gated_pid"
+bt_go
+wait "$gated_pid" || fail "diag_calls log failed"
+# bpftrace reads its buffers on its own time: wait for every call (the
+# program's and its two fences, malloc and free each) before stopping it.
+bt_wait_lines ml.log '^mlog1 ' $(($(wc -l <expect) + 4))
+bt_stop
+
+# Between the two fences (malloc and free of the first, malloc of the
+# second), the program's calls and nothing else, in order.
+grep '^mlog1 ' ml.log | sort -n -k3,3 |
+	sed -n '/ malloc 7777777 /,/ malloc 7777778 /p' | sed '1,2d;$d' >fenced
+[ -s fenced ] || fail "no fenced calls in the log: $(head -n 3 ml.log)"
+awk -v pid="$gated_pid" '$2 != pid { print "thread " $2 " is not the main thread" }' fenced >other
+[ ! -s other ] || fail "$(head -n 1 other)"
+cut -d' ' -f4- fenced >got
+diff -u expect got >&2 || fail "malloc-log.bt differs from what the program did (diff above)"
+
+"$top_builddir/tests/diag_logimport" ml.log ml.tr >/dev/null || fail "import failed"
+command -v trace2wl >/dev/null || skip "converter/trace2wl not built yet: log checked, not replayed"
+command -v trace_run >/dev/null || skip "trace_run/trace_run not built yet: log checked, not replayed"
+trace2wl ml.wl ml.log || fail "trace2wl could not convert the bpftrace log"
+trace_run ml.wl >run.out || fail "trace_run could not replay the bpftrace log's workload"
+pass
