@@ -6,22 +6,26 @@
 # $(stapdir); run them with `stap` or `bpftrace`.
 stapdir = $(pkgdatadir)/stap
 DIAG_STAP_FILES = \
-	stap/malloc-log.stp stap/malloc-log.bt stap/malloc-log-uprobes.bt
+	stap/malloc-log.stp stap/malloc-log.bt stap/malloc-log-uprobes.bt \
+	stap/malloc-stacks.stp stap/malloc-stacks.bt stap/malloc-leaks.stp stap/malloc-leaks.bt \
+	stap/malloc-sizes.stp stap/malloc-sizes.bt
 # The live report of glibc's arenas, heaps, sbrk and thresholds, and its twin.
 DIAG_STAP_FILES += stap/malloc.stp stap/malloc.bt
 stap_DATA = $(DIAG_STAP_FILES)
-EXTRA_DIST += $(DIAG_STAP_FILES:=.in)
+EXTRA_DIST += $(DIAG_STAP_FILES:=.in) stap/ustack-bt.stp.inc
 CLEANFILES += $(DIAG_STAP_FILES)
 
 # Lines of a bpftrace script that start with @FREE_SIZED@ or
 # @FREE_ALIGNED_SIZED@ probe markers that libmtrace.so has only where the C
 # library has those functions: kept then, dropped otherwise, since bpftrace
 # refuses a probe that does not exist.
-$(DIAG_STAP_FILES): $(DIAG_STAP_FILES:=.in) Makefile config.h
+# The line @USTACK_BT@ of a stap script becomes stap/ustack-bt.stp.inc.
+$(DIAG_STAP_FILES): $(DIAG_STAP_FILES:=.in) stap/ustack-bt.stp.inc Makefile config.h
 	$(AM_V_GEN)$(MKDIR_P) stap && \
 	libc=`readlink -f "\`$(CC) -print-file-name=libc.so.6\`"` && \
 	keep() { if grep -q "^#define HAVE_$$1 1" config.h; then echo "s|^@$$1@||"; \
 		 else echo "/^@$$1@/d"; fi; } && \
 	sed -e 's|@MTRACE_LIB[@]|$(libdir)/libmtrace.so|g' -e "s|@LIBC_PATH[@]|$$libc|g" \
 	    -e "`keep FREE_SIZED`" -e "`keep FREE_ALIGNED_SIZED`" \
+	    -e '/^@USTACK_BT@$$/{' -e 'r $(srcdir)/stap/ustack-bt.stp.inc' -e 'd' -e '}' \
 		$(srcdir)/$@.in >$@.tmp && mv $@.tmp $@

@@ -62,3 +62,26 @@ gated() {
 bt_go() {
 	: >gate
 }
+
+# held: DIAG_HOLD for diag_calls; held_wait waits until the program is done
+# and holding, held_release lets it exit.
+held_setup() {
+	rm -f hold hold.ready
+	mkfifo hold
+	DIAG_HOLD="$t_dir/hold"
+	export DIAG_HOLD
+}
+
+held_wait() {
+	n=0
+	until [ -e hold.ready ]; do
+		kill -0 "$1" 2>/dev/null || fail "the program exited before holding"
+		n=$((n + 1))
+		[ "$n" -lt 600 ] || fail "the program did not finish within 60 s"
+		sleep 0.1
+	done
+}
+
+held_release() {
+	: >hold
+}

@@ -18,6 +18,10 @@
  *   diag_calls mtrace       the "log" sequence between mtrace() and
  *                           muntrace(), for glibc's MALLOC_TRACE
  *
+ * With DIAG_HOLD=FIFO in the environment, stacks, sizes and leaks create
+ * FIFO.ready when done and then wait for FIFO to be opened before exiting:
+ * bpftrace names the frames of a user stack only while the process lives.
+ *
  * Nothing here uses stdio or anything else that allocates behind our back:
  * output goes through snprintf into the stack and write().  It is built
  * without builtins so the compiler keeps every call as written.
@@ -125,6 +129,7 @@ static int run_log(const char *expect_path)
 /* ---- stacks: three call paths of known weight ---- */
 
 static volatile uintptr_t sink;
+static volatile int times_hot = 64, times_warm = 16, times_cold = 4; /* not unrolled */
 
 NOINLINE static void grab(void)
 {
@@ -135,19 +140,19 @@ NOINLINE static void grab(void)
 
 NOINLINE static void hot(void)
 {
-	for (int i = 0; i < 64; i++)
+	for (int i = 0; i < times_hot; i++)
 		grab();
 }
 
 NOINLINE static void warm(void)
 {
-	for (int i = 0; i < 16; i++)
+	for (int i = 0; i < times_warm; i++)
 		grab();
 }
 
 NOINLINE static void cold(void)
 {
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < times_cold; i++)
 		grab();
 }
 
@@ -254,17 +259,30 @@ static int run_mtrace(void)
 	return 0;
 }
 
+/* Says it is done, then stays alive until the test lets it go. */
+static int hold(int rc)
+{
+	const char *fifo = getenv("DIAG_HOLD");
+	char ready[4096];
+	if (!fifo)
+		return rc;
+	snprintf(ready, sizeof ready, "%s.ready", fifo);
+	close(open(ready, O_WRONLY | O_CREAT, 0644));
+	close(open(fifo, O_RDONLY));
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
 	if (strcmp(mode, "log") == 0 && argc == 3)
 		return run_log(argv[2]);
 	if (strcmp(mode, "stacks") == 0)
-		return run_stacks();
+		return hold(run_stacks());
 	if (strcmp(mode, "sizes") == 0)
-		return run_sizes();
+		return hold(run_sizes());
 	if (strcmp(mode, "leaks") == 0)
-		return run_leaks();
+		return hold(run_leaks());
 	if (strcmp(mode, "loop") == 0 && argc == 3)
 		return run_loop(argv[2]);
 	if (strcmp(mode, "mtrace") == 0)
