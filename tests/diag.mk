@@ -12,11 +12,11 @@ check_PROGRAMS += tests/diag_calls
 tests_diag_calls_SOURCES = tests/diag_calls.c
 tests_diag_calls_CFLAGS = $(AM_CFLAGS) -fno-builtin -fno-omit-frame-pointer -fno-optimize-sibling-calls
 
-DIAG_TESTS = tests/t-diag-log-import.sh tests/t-diag-scripts-uprobes.sh \
+DIAG_TESTS = tests/t-diag-log-import.sh tests/t-diag-log-sample.sh tests/t-diag-scripts-uprobes.sh \
 	tests/t-diag-scripts-log.sh tests/t-diag-scripts-stacks.sh tests/t-diag-scripts-leaks.sh \
 	tests/t-diag-scripts-sizes.sh tests/t-diag-scripts-stap.sh
 TESTS += $(DIAG_TESTS)
-EXTRA_DIST += $(DIAG_TESTS) tests/diag-bt.sh
+EXTRA_DIST += $(DIAG_TESTS) tests/diag-bt.sh tests/data/malloc-log.sample
 
 # Derived glibc events (sdt/glibc_*.c) and the live report stap/malloc.stp,
 # malloc.bt: diag_glibc does known things to glibc's allocator and prints

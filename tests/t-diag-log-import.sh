@@ -87,4 +87,12 @@ printf '= Start\n@ ./a:[0x1 + 0x10 0x8\n' | bad at.log 2 "caller field"
 printf '= Start\n- zz\n' | bad ptr.log 2 "pointer 'zz'"
 printf '= Start\n< 0x10\n' | bad end.log 2 "log ends after a '<' line"
 expect_fail_with "^diag_logimport: nosuch.log: cannot open" "$imp" nosuch.log x.tr
+
+# glibc's log converts and replays too.
+command -v trace2wl >/dev/null || skip "converter/trace2wl not built: imports checked, not replayed"
+command -v trace_run >/dev/null || skip "trace_run/trace_run not built: imports checked, not replayed"
+trace2wl mtrace.wl mtrace.log || fail "trace2wl could not convert the MALLOC_TRACE log"
+trace_run --json mtrace.wl >run.out || fail "trace_run could not replay the MALLOC_TRACE log"
+expect_eq "mallocs replayed" 9 "$(grep -o '"malloc":{"count":[0-9]*' run.out | cut -d: -f3)"
+expect_eq "reallocs replayed" 2 "$(grep -o '"realloc":{"count":[0-9]*' run.out | cut -d: -f3)"
 pass

@@ -27,8 +27,21 @@ cut -d' ' -f4- fenced >got
 diff -u expect got >&2 || fail "malloc-log.bt differs from what the program did (diff above)"
 
 "$top_builddir/tests/diag_logimport" ml.log ml.tr >/dev/null || fail "import failed"
+
+# DIAG_REGEN_SAMPLE=PATH: this log becomes the checked-in sample that
+# t-diag-log-sample.sh converts (tests/data/malloc-log.sample).
+if [ -n "${DIAG_REGEN_SAMPLE:-}" ]; then
+	{ echo "# malloc-log of 'diag_calls log', made by tests/t-diag-scripts-log.sh with"
+	  echo "# DIAG_REGEN_SAMPLE=\$PWD/tests/data/malloc-log.sample; stap and bpftrace print the same"
+	  grep '^mlog1 ' ml.log; } >"$DIAG_REGEN_SAMPLE"
+fi
 command -v trace2wl >/dev/null || skip "converter/trace2wl not built yet: log checked, not replayed"
 command -v trace_run >/dev/null || skip "trace_run/trace_run not built yet: log checked, not replayed"
 trace2wl ml.wl ml.log || fail "trace2wl could not convert the bpftrace log"
-trace_run ml.wl >run.out || fail "trace_run could not replay the bpftrace log's workload"
+trace_run --json ml.wl >run.out || fail "trace_run could not replay the bpftrace log's workload"
+# Every allocating call of the log is replayed, once.
+for call in $(grep '^mlog1 ' ml.log | cut -d' ' -f4 | grep -v '^free' | sort -u); do
+	expect_eq "$call calls replayed" "$(grep -c "^mlog1 [0-9]* [0-9]* $call " ml.log)" \
+		"$(grep -o "\"$call\":{\"count\":[0-9]*" run.out | cut -d: -f3)"
+done
 pass
