@@ -29,3 +29,6 @@ $(DIAG_STAP_FILES): $(DIAG_STAP_FILES:=.in) stap/ustack-bt.stp.inc Makefile conf
 	    -e "`keep FREE_SIZED`" -e "`keep FREE_ALIGNED_SIZED`" \
 	    -e '/^@USTACK_BT@$$/{' -e 'r $(srcdir)/stap/ustack-bt.stp.inc' -e 'd' -e '}' \
 		$(srcdir)/$@.in >$@.tmp && mv $@.tmp $@
+
+# What every script of stap/ does and how to run it.
+dist_man7_MANS = docs/mtrace-scripts.7
