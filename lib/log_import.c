@@ -11,6 +11,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -56,7 +57,8 @@ int mt_log_number(const char *tok, uint64_t *v)
 	const char *digits = hex ? tok + 2 : tok;
 	char *end;
 
-	if (*digits < '0' || (*digits > '9' && !hex) || *digits == '\0')
+	/* strtoull alone would take a sign or leading spaces */
+	if (hex ? !isxdigit((unsigned char)*digits) : !isdigit((unsigned char)*digits))
 		return -1;
 	errno = 0;
 	unsigned long long n = strtoull(digits, &end, hex ? 16 : 10);
