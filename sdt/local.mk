@@ -18,8 +18,11 @@ sdt_libmtinterpose_la_SOURCES += \
 	sdt/glibc_events.c sdt/glibc_arenas.c sdt/glibc_thresholds.c \
 	sdt/glibc_tunables.c sdt/glibc_internal.h sdt/glibc_layout.h
 # Only the malloc family and mtrace_* are exported; the rest stays internal
-# (direct calls, no PLT, on the per-call path).
-sdt_libmtinterpose_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -O2
+# (direct calls, no PLT, on the per-call path).  Frame pointers: a marker
+# fires after the interposed function has set up its frame, so a stack
+# walked from it (malloc-stacks, malloc-leaks) names the immediate caller;
+# without them the caller's frame is skipped.  Cost: push/mov/pop per call.
+sdt_libmtinterpose_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -O2 -fno-omit-frame-pointer
 sdt_libmtinterpose_la_LIBADD = lib/libmtcore.la
 
 # nodelete: a dlclose must not unmap code that thread-exit and fork handlers
