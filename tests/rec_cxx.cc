@@ -31,7 +31,9 @@ static void work(int id)
 
 int main()
 {
-	void *begin = std::malloc(REC_CXX_BEGIN);
+	// volatile: g++ drops a malloc whose block is only freed, even with
+	// -fno-builtin; the sentinels must reach the library.
+	void *volatile begin = std::malloc(REC_CXX_BEGIN);
 	{
 		std::vector<std::thread> threads;
 		for (int i = 0; i < 4; i++)
@@ -39,7 +41,7 @@ int main()
 		for (auto &t : threads)
 			t.join();
 	}
-	void *end = std::malloc(REC_CXX_END);
+	void *volatile end = std::malloc(REC_CXX_END);
 	std::free(begin);
 	std::free(end);
 	std::puts("rec_cxx done");
