@@ -43,3 +43,9 @@ sdt_libmtracectl_la_LIBADD = sdt/libmtinterpose.la $(LIBS)
 sdt_libmtracectl_la_LDFLAGS = $(AM_LDFLAGS) $(MT_LIB_LDFLAGS) -module -avoid-version
 
 dist_man3_MANS += docs/libmtrace.3
+
+# A bare LD_PRELOAD=libmtracectl.so is found only through the loader's
+# cache, so refresh it after a real (not staged, DESTDIR-less) root install.
+install-exec-hook:
+	@if test -z "$(DESTDIR)" && test "$$(id -u)" = 0 && command -v ldconfig >/dev/null; then \
+		echo "ldconfig: refreshing the loader cache for $(libdir)"; ldconfig; fi
