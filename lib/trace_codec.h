@@ -103,8 +103,10 @@ static inline size_t mt_put_ptr(uint8_t *p, struct mt_codec_state *s, uint64_t p
  * Encodes r's body at dst+1 and returns the record's full length; the head
  * byte is returned in *head and NOT stored: the caller stores it last (after a
  * compiler barrier) to publish the record.  dst must have MT_RECORD_MAX bytes.
+ * Always inlined: where r->call is a constant (the recorder's wrappers) the
+ * field tests fold away and only that call's stores remain.
  */
-static inline size_t mt_rec_encode(uint8_t *dst, struct mt_codec_state *s,
+static inline __attribute__((always_inline)) size_t mt_rec_encode(uint8_t *dst, struct mt_codec_state *s,
 				   const struct mt_rec *r, uint8_t *head)
 {
 	uint8_t *p = dst + 1;

@@ -85,17 +85,29 @@ void mt_glibc_emit(unsigned ev, uint64_t a1, uint64_t a2)
  * sbrk: the break as last reported.  Whichever thread first sees it move
  * reports the move, once: load the old value before reading the break, and
  * publish with a compare-and-swap, retrying with fresh values if another
- * thread got there first.  sbrk(0) reads glibc's cached break, no syscall.
+ * thread got there first.
+ *
+ * The break is read from glibc's __curbrk (what sbrk(0) returns once the
+ * break is known): one load instead of a call into libc on every derived
+ * call.  The reference is weak, so a C library without it falls back to
+ * sbrk(0).
  */
+extern void *__curbrk __attribute__((weak));
 static uintptr_t brk_seen;
+
+static uintptr_t brk_now(void)
+{
+	void *b = &__curbrk ? __atomic_load_n(&__curbrk, __ATOMIC_RELAXED) : NULL;
+	return (uintptr_t)(b ? b : sbrk(0));
+}
 
 static void brk_baseline(void)
 {
 	uintptr_t zero = 0;
 
 	if (__atomic_load_n(&brk_seen, __ATOMIC_RELAXED) == 0)
-		__atomic_compare_exchange_n(&brk_seen, &zero, (uintptr_t)sbrk(0), 0,
-					    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+		__atomic_compare_exchange_n(&brk_seen, &zero, brk_now(), 0, __ATOMIC_ACQ_REL,
+					    __ATOMIC_RELAXED);
 }
 
 static void brk_check(void)
@@ -104,7 +116,7 @@ static void brk_check(void)
 	uintptr_t now;
 
 	do {
-		now = (uintptr_t)sbrk(0);
+		now = brk_now();
 		if (now == was || now == (uintptr_t)-1)
 			return;
 	} while (!__atomic_compare_exchange_n(&brk_seen, &was, now, 0, __ATOMIC_ACQ_REL,
@@ -117,8 +129,9 @@ static void brk_check(void)
 
 /* Someone listens: derive, but only over glibc (anything else has no
  * arenas, heaps or thresholds of this kind). */
-void mt_glibc_enter_slow(struct mt_glibc_probe_state *s)
+void mt_glibc_enter(struct mt_glibc_probe_state *s)
 {
+	s->active = 0;
 	if (mt_next_kind != MT_ALLOC_GLIBC)
 		return;
 	mt_glibc_init();

@@ -1,21 +1,23 @@
 /*
  * glibc_events.h - hooks through which the interposer lets the glibc event
  * deriver (arenas, heaps, sbrk, thresholds; see docs/PROBES.md) watch each
- * call.  interpose.c calls them around every call it forwards:
+ * call, and the gate that decides whether a call is watched at all.
  *
- *     struct mt_glibc_probe_state s;
- *     mt_glibc_enter(&s);                 before forwarding any call
- *     mt_glibc_before_free(&s, ptr);      before free/realloc* of ptr (non-NULL)
- *     ...forward the call...
- *     mt_glibc_leave(&s, result);         after it (result NULL for free)
+ *     if (mt_watched()) {                 a derived marker is probed, or
+ *                                         the recorder is on
+ *         struct mt_glibc_probe_state s;
+ *         mt_glibc_enter(&s);             before forwarding the call
+ *         mt_glibc_before_free(&s, ptr);  before free/realloc* of ptr (non-NULL)
+ *         ...forward the call...
+ *         mt_glibc_leave(&s, result);     after it (result NULL for free)
+ *     }
  *
- * They must cost a load and a predictable branch when no derived marker is
- * being probed and the recorder is off.  That is why every derived marker
- * has an SDT semaphore (a tracer increments it while attached) and the
- * semaphores sit side by side in one 32-byte block: mt_glibc_enter ORs the
- * block's three words with the recorder's epoch word, all in one or two
- * cache lines, and takes one branch.  The derivations themselves live in
- * glibc_events.c and friends, out of line.
+ * The gate must cost next to nothing when nobody watches.  That is why
+ * every derived marker has an SDT semaphore (a tracer increments it while
+ * attached) and the semaphores sit side by side in one 32-byte block:
+ * mt_watched ORs the block's three words with the recorder's epoch word,
+ * all in one or two cache lines, and takes one branch.  The derivations
+ * themselves live in glibc_events.c and friends, out of line.
  */
 #ifndef MT_GLIBC_EVENTS_H
 #define MT_GLIBC_EVENTS_H
@@ -46,29 +48,27 @@ struct mt_glibc_probe_state {
 	uintptr_t arena;     /* its arena (0: mmapped, or main not located) */
 };
 
-void mt_glibc_enter_slow(struct mt_glibc_probe_state *s);
-void mt_glibc_before_free_slow(struct mt_glibc_probe_state *s, void *ptr);
-void mt_glibc_leave_slow(struct mt_glibc_probe_state *s, void *result);
-
-/* Cost when nothing listens: four loads, two ORs, one not-taken branch. */
-static inline void mt_glibc_enter(struct mt_glibc_probe_state *s)
+/* Four loads, three ORs: non-zero when the call must be watched. */
+static inline int mt_watched(void)
 {
 	uint64_t any = mt_glibc_sems.word[0] | mt_glibc_sems.word[1] |
 		       mt_glibc_sems.word[2] | __atomic_load_n(&mt_rec_epoch, __ATOMIC_RELAXED);
-	s->active = 0;
-	if (__builtin_expect(any != 0, 0))
-		mt_glibc_enter_slow(s);
+	return __builtin_expect(any != 0, 0);
 }
+
+void mt_glibc_enter(struct mt_glibc_probe_state *s);
+void mt_glibc_before_free_slow(struct mt_glibc_probe_state *s, void *ptr);
+void mt_glibc_leave_slow(struct mt_glibc_probe_state *s, void *result);
 
 static inline void mt_glibc_before_free(struct mt_glibc_probe_state *s, void *ptr)
 {
-	if (__builtin_expect(s->active, 0))
+	if (s->active)
 		mt_glibc_before_free_slow(s, ptr);
 }
 
 static inline void mt_glibc_leave(struct mt_glibc_probe_state *s, void *result)
 {
-	if (__builtin_expect(s->active, 0))
+	if (s->active)
 		mt_glibc_leave_slow(s, result);
 }
 

@@ -1,15 +1,24 @@
 /*
  * interpose.c - the malloc family, seen by every caller in the process.
  *
- * Each wrapper fires its SDT markers (provider "mtrace", see docs/PROBES.md),
- * lets the glibc event deriver watch (glibc_events.h), forwards to the next
- * allocator, and when recording hands the call to the recorder: allocating
- * calls at return, frees at entry, so that at any point in the trace one
- * block owns an address.
+ * Each wrapper fires its SDT markers (provider "mtrace", see docs/PROBES.md)
+ * and forwards to the next allocator.  While nobody watches that is all it
+ * does: the entry nop, the gate (mt_watched: four loads, three ORs, one
+ * branch predicted not taken), the indirect call, the return nop.  Each
+ * marker's operands are already in the registers the call has, so the
+ * markers add no instruction but their nops.
  *
- * Cost when nothing watches: each marker is a nop whose operands the
- * compiler keeps in the registers the call already has (no semaphore, no
- * branch); the recorder test is one load and a predictable branch.
+ * When a derived glibc marker is probed or the recorder is on, the wrapper
+ * hands the call to its watched twin, out of line: the glibc event deriver
+ * looks around the call (glibc_events.h), and the recorder records it,
+ * allocating calls at return and frees at entry, so that at any point in
+ * the trace one block owns an address.  A twin fires the return marker from
+ * a second site of the same name, so a tracer sees every call exactly once.
+ * Records are built where the call type is a constant, so the inline
+ * encoder keeps only that call's fields.
+ *
+ * Calls of the same shape share a generator macro: malloc, valloc and
+ * pvalloc take a size; calloc, memalign and aligned_alloc two numbers.
  */
 #include "config.h"
 
@@ -23,78 +32,121 @@
 #include "recorder.h"
 
 #define MT_EXPORT __attribute__((visibility("default")))
+#define WATCHED static __attribute__((noinline))
+#define U(p) ((uintptr_t)(p))
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
 
 /* Completes an allocating call's record from its result and records it. */
-static void record_alloc(struct mt_rec *r)
+ALWAYS_INLINE void record_alloc(struct mt_rec r)
 {
-	if (!r->ptr_in && mt_call_has_in(r->call))
-		r->flags |= MT_RF_NULL_IN;
-	if (r->ptr_out) {
-		r->flags |= mt_next_flags((void *)r->ptr_out);
-		r->usable = mt_next_usable((void *)r->ptr_out);
+	if (!r.ptr_in && mt_call_has_in(r.call))
+		r.flags |= MT_RF_NULL_IN;
+	if (r.ptr_out) {
+		r.flags |= mt_next_flags((void *)r.ptr_out);
+		r.usable = mt_next_usable((void *)r.ptr_out);
 	} else {
-		r->flags |= MT_RF_NULL_OUT;
+		r.flags |= MT_RF_NULL_OUT;
 	}
-	mt_record(r);
+	mt_record(&r);
 }
 
-static void record_free(unsigned call, void *p, size_t size, size_t align)
+/* The frees: recorded at entry, then forwarded with the deriver watching. */
+ALWAYS_INLINE void record_free(unsigned call, void *p, size_t size, size_t align)
 {
-	struct mt_rec r = { .call = (uint8_t)call, .ptr_in = (uintptr_t)p, .size = size, .align = align };
+	struct mt_rec r = { .call = (uint8_t)call, .ptr_in = U(p), .size = size, .align = align };
 	r.flags = p ? mt_next_flags(p) : MT_RF_NULL_IN;
 	mt_record(&r);
 }
 
-#define U(p) ((uintptr_t)(p))
-
-MT_EXPORT void *malloc(size_t size)
+ALWAYS_INLINE void free_enter(struct mt_glibc_probe_state *gs, unsigned call, void *ptr,
+			      size_t size, size_t align)
 {
-	struct mt_glibc_probe_state gs;
-	STAP_PROBE1(mtrace, malloc_entry, size);
-	mt_glibc_enter(&gs);
-	void *p = mt_next.malloc(size);
-	mt_glibc_leave(&gs, p);
-	STAP_PROBE2(mtrace, malloc_return, p, size);
 	if (mt_recording())
-		record_alloc(&(struct mt_rec){ .call = MT_CALL_MALLOC, .ptr_out = U(p), .size = size });
-	return p;
+		record_free(call, ptr, size, align);
+	mt_glibc_enter(gs);
+	if (ptr)
+		mt_glibc_before_free(gs, ptr);
 }
 
-MT_EXPORT void free(void *ptr)
+/* malloc(size), valloc(size), pvalloc(size). */
+#define SIZE_CALL(name, CALL)                                                             \
+	WATCHED void *name##_watched(size_t size)                                         \
+	{                                                                                 \
+		struct mt_glibc_probe_state gs;                                           \
+		mt_glibc_enter(&gs);                                                      \
+		void *p = mt_next.name(size);                                             \
+		mt_glibc_leave(&gs, p);                                                   \
+		STAP_PROBE2(mtrace, name##_return, p, size);                              \
+		if (mt_recording())                                                       \
+			record_alloc((struct mt_rec){ .call = CALL, .ptr_out = U(p),      \
+						      .size = size });                    \
+		return p;                                                                 \
+	}                                                                                 \
+	MT_EXPORT void *name(size_t size)                                                 \
+	{                                                                                 \
+		STAP_PROBE1(mtrace, name##_entry, size);                                  \
+		if (mt_watched())                                                         \
+			return name##_watched(size);                                      \
+		void *p = mt_next.name(size);                                             \
+		STAP_PROBE2(mtrace, name##_return, p, size);                              \
+		return p;                                                                 \
+	}
+
+/* calloc(nmemb, size), memalign(align, size), aligned_alloc(align, size):
+ * `field` is the record field the first argument goes to. */
+#define PAIR_CALL(name, CALL, field)                                                      \
+	WATCHED void *name##_watched(size_t field, size_t size)                           \
+	{                                                                                 \
+		struct mt_glibc_probe_state gs;                                           \
+		mt_glibc_enter(&gs);                                                      \
+		void *p = mt_next.name(field, size);                                      \
+		mt_glibc_leave(&gs, p);                                                   \
+		STAP_PROBE3(mtrace, name##_return, p, field, size);                       \
+		if (mt_recording())                                                       \
+			record_alloc((struct mt_rec){ .call = CALL, .ptr_out = U(p),      \
+						      .field = field, .size = size });    \
+		return p;                                                                 \
+	}                                                                                 \
+	MT_EXPORT void *name(size_t field, size_t size)                                   \
+	{                                                                                 \
+		STAP_PROBE2(mtrace, name##_entry, field, size);                           \
+		if (mt_watched())                                                         \
+			return name##_watched(field, size);                               \
+		void *p = mt_next.name(field, size);                                      \
+		STAP_PROBE3(mtrace, name##_return, p, field, size);                       \
+		return p;                                                                 \
+	}
+
+SIZE_CALL(malloc, MT_CALL_MALLOC)
+SIZE_CALL(valloc, MT_CALL_VALLOC)
+SIZE_CALL(pvalloc, MT_CALL_PVALLOC)
+PAIR_CALL(calloc, MT_CALL_CALLOC, nmemb)
+PAIR_CALL(memalign, MT_CALL_MEMALIGN, align)
+PAIR_CALL(aligned_alloc, MT_CALL_ALIGNED_ALLOC, align)
+
+WATCHED void free_watched(void *ptr)
 {
 	struct mt_glibc_probe_state gs;
-	STAP_PROBE1(mtrace, free, ptr);
-	if (mt_in_boot_arena(ptr))
-		return;
-	if (mt_recording())
-		record_free(MT_CALL_FREE, ptr, 0, 0);
-	mt_glibc_enter(&gs);
-	if (ptr)
-		mt_glibc_before_free(&gs, ptr);
+	free_enter(&gs, MT_CALL_FREE, ptr, 0, 0);
 	mt_next.free(ptr);
 	mt_glibc_leave(&gs, NULL);
 }
 
-MT_EXPORT void *calloc(size_t nmemb, size_t size)
+MT_EXPORT void free(void *ptr)
 {
-	struct mt_glibc_probe_state gs;
-	STAP_PROBE2(mtrace, calloc_entry, nmemb, size);
-	mt_glibc_enter(&gs);
-	void *p = mt_next.calloc(nmemb, size);
-	mt_glibc_leave(&gs, p);
-	STAP_PROBE3(mtrace, calloc_return, p, nmemb, size);
-	if (mt_recording())
-		record_alloc(&(struct mt_rec){ .call = MT_CALL_CALLOC, .ptr_out = U(p),
-					       .nmemb = nmemb, .size = size });
-	return p;
+	STAP_PROBE1(mtrace, free, ptr);
+	if (mt_in_boot_arena(ptr))
+		return;
+	if (mt_watched())
+		free_watched(ptr);
+	else
+		mt_next.free(ptr);
 }
 
-MT_EXPORT void *realloc(void *old, size_t size)
+/* realloc and reallocarray: the old block goes at the call, as for free. */
+WATCHED void *realloc_watched(void *old, size_t size)
 {
 	struct mt_glibc_probe_state gs;
-	STAP_PROBE2(mtrace, realloc_entry, old, size);
-	if (mt_in_boot_arena(old))
-		return mt_boot_realloc(old, size);
 	mt_glibc_enter(&gs);
 	if (old)
 		mt_glibc_before_free(&gs, old);
@@ -102,22 +154,37 @@ MT_EXPORT void *realloc(void *old, size_t size)
 	mt_glibc_leave(&gs, p);
 	STAP_PROBE3(mtrace, realloc_return, p, old, size);
 	if (mt_recording())
-		record_alloc(&(struct mt_rec){ .call = MT_CALL_REALLOC, .ptr_out = U(p),
-					       .ptr_in = U(old), .size = size });
+		record_alloc((struct mt_rec){ .call = MT_CALL_REALLOC, .ptr_out = U(p),
+					      .ptr_in = U(old), .size = size });
 	return p;
 }
 
+MT_EXPORT void *realloc(void *old, size_t size)
+{
+	STAP_PROBE2(mtrace, realloc_entry, old, size);
+	if (mt_in_boot_arena(old))
+		return mt_boot_realloc(old, size);
+	if (mt_watched())
+		return realloc_watched(old, size);
+	void *p = mt_next.realloc(old, size);
+	STAP_PROBE3(mtrace, realloc_return, p, old, size);
+	return p;
+}
+
+/* glibc's own reallocarray calls realloc through the PLT, which would
+ * record the call twice; the overflow check is all it adds.  Rare enough
+ * to take one path, watched or not. */
 MT_EXPORT void *reallocarray(void *old, size_t nmemb, size_t size)
 {
 	struct mt_glibc_probe_state gs;
 	STAP_PROBE3(mtrace, reallocarray_entry, old, nmemb, size);
-	/* glibc's own reallocarray calls realloc through the PLT, which would
-	 * record the call twice; the overflow check is all it adds. */
 	void *p = NULL;
 	if (size && nmemb > SIZE_MAX / size) {
 		errno = ENOMEM;
 	} else if (mt_in_boot_arena(old)) {
 		return mt_boot_realloc(old, nmemb * size);
+	} else if (!mt_watched()) {
+		p = mt_next.realloc(old, nmemb * size);
 	} else {
 		mt_glibc_enter(&gs);
 		if (old)
@@ -127,82 +194,32 @@ MT_EXPORT void *reallocarray(void *old, size_t nmemb, size_t size)
 	}
 	STAP_PROBE4(mtrace, reallocarray_return, p, old, nmemb, size);
 	if (mt_recording())
-		record_alloc(&(struct mt_rec){ .call = MT_CALL_REALLOCARRAY, .ptr_out = U(p),
-					       .ptr_in = U(old), .nmemb = nmemb, .size = size });
+		record_alloc((struct mt_rec){ .call = MT_CALL_REALLOCARRAY, .ptr_out = U(p),
+					      .ptr_in = U(old), .nmemb = nmemb, .size = size });
 	return p;
 }
 
-MT_EXPORT void *memalign(size_t align, size_t size)
-{
-	struct mt_glibc_probe_state gs;
-	STAP_PROBE2(mtrace, memalign_entry, align, size);
-	mt_glibc_enter(&gs);
-	void *p = mt_next.memalign(align, size);
-	mt_glibc_leave(&gs, p);
-	STAP_PROBE3(mtrace, memalign_return, p, align, size);
-	if (mt_recording())
-		record_alloc(&(struct mt_rec){ .call = MT_CALL_MEMALIGN, .ptr_out = U(p),
-					       .align = align, .size = size });
-	return p;
-}
-
+/* posix_memalign: *out is left alone on failure, as POSIX says.  Rare
+ * enough to take one path, watched or not. */
 MT_EXPORT int posix_memalign(void **out, size_t align, size_t size)
 {
-	struct mt_glibc_probe_state gs;
+	struct mt_glibc_probe_state gs = { 0 };
 	void *p = NULL;
 	STAP_PROBE2(mtrace, posix_memalign_entry, align, size);
-	mt_glibc_enter(&gs);
+	int watched = mt_watched();
+	if (watched)
+		mt_glibc_enter(&gs);
 	int rc = mt_next.posix_memalign(&p, align, size);
 	if (rc)
-		p = NULL; /* *out is left alone on failure, as POSIX says */
+		p = NULL;
 	else
 		*out = p;
 	mt_glibc_leave(&gs, p);
 	STAP_PROBE4(mtrace, posix_memalign_return, p, align, size, rc);
-	if (mt_recording())
-		record_alloc(&(struct mt_rec){ .call = MT_CALL_POSIX_MEMALIGN, .ptr_out = U(p),
-					       .align = align, .size = size, .rc = (uint32_t)rc });
+	if (watched && mt_recording())
+		record_alloc((struct mt_rec){ .call = MT_CALL_POSIX_MEMALIGN, .ptr_out = U(p),
+					      .align = align, .size = size, .rc = (uint32_t)rc });
 	return rc;
-}
-
-MT_EXPORT void *aligned_alloc(size_t align, size_t size)
-{
-	struct mt_glibc_probe_state gs;
-	STAP_PROBE2(mtrace, aligned_alloc_entry, align, size);
-	mt_glibc_enter(&gs);
-	void *p = mt_next.aligned_alloc(align, size);
-	mt_glibc_leave(&gs, p);
-	STAP_PROBE3(mtrace, aligned_alloc_return, p, align, size);
-	if (mt_recording())
-		record_alloc(&(struct mt_rec){ .call = MT_CALL_ALIGNED_ALLOC, .ptr_out = U(p),
-					       .align = align, .size = size });
-	return p;
-}
-
-MT_EXPORT void *valloc(size_t size)
-{
-	struct mt_glibc_probe_state gs;
-	STAP_PROBE1(mtrace, valloc_entry, size);
-	mt_glibc_enter(&gs);
-	void *p = mt_next.valloc(size);
-	mt_glibc_leave(&gs, p);
-	STAP_PROBE2(mtrace, valloc_return, p, size);
-	if (mt_recording())
-		record_alloc(&(struct mt_rec){ .call = MT_CALL_VALLOC, .ptr_out = U(p), .size = size });
-	return p;
-}
-
-MT_EXPORT void *pvalloc(size_t size)
-{
-	struct mt_glibc_probe_state gs;
-	STAP_PROBE1(mtrace, pvalloc_entry, size);
-	mt_glibc_enter(&gs);
-	void *p = mt_next.pvalloc(size);
-	mt_glibc_leave(&gs, p);
-	STAP_PROBE2(mtrace, pvalloc_return, p, size);
-	if (mt_recording())
-		record_alloc(&(struct mt_rec){ .call = MT_CALL_PVALLOC, .ptr_out = U(p), .size = size });
-	return p;
 }
 
 #if HAVE_FREE_SIZED
@@ -212,11 +229,11 @@ MT_EXPORT void free_sized(void *ptr, size_t size)
 	STAP_PROBE2(mtrace, free_sized, ptr, size);
 	if (mt_in_boot_arena(ptr))
 		return;
-	if (mt_recording())
-		record_free(MT_CALL_FREE_SIZED, ptr, size, 0);
-	mt_glibc_enter(&gs);
-	if (ptr)
-		mt_glibc_before_free(&gs, ptr);
+	if (!mt_watched()) {
+		mt_next.free_sized(ptr, size);
+		return;
+	}
+	free_enter(&gs, MT_CALL_FREE_SIZED, ptr, size, 0);
 	mt_next.free_sized(ptr, size);
 	mt_glibc_leave(&gs, NULL);
 }
@@ -229,11 +246,11 @@ MT_EXPORT void free_aligned_sized(void *ptr, size_t align, size_t size)
 	STAP_PROBE3(mtrace, free_aligned_sized, ptr, align, size);
 	if (mt_in_boot_arena(ptr))
 		return;
-	if (mt_recording())
-		record_free(MT_CALL_FREE_ALIGNED_SIZED, ptr, size, align);
-	mt_glibc_enter(&gs);
-	if (ptr)
-		mt_glibc_before_free(&gs, ptr);
+	if (!mt_watched()) {
+		mt_next.free_aligned_sized(ptr, align, size);
+		return;
+	}
+	free_enter(&gs, MT_CALL_FREE_ALIGNED_SIZED, ptr, size, align);
 	mt_next.free_aligned_sized(ptr, align, size);
 	mt_glibc_leave(&gs, NULL);
 }

@@ -3,9 +3,9 @@
 # The code is built once, as a PIC convenience library, and linked whole
 # into both libraries: libmtracectl.so must itself define malloc (a library
 # it merely depended on would come after libc in the lookup scope).
-noinst_LTLIBRARIES += sdt/libmtinterpose.la
+noinst_LTLIBRARIES += sdt/libmtinterpose.la sdt/libmtwrappers.la
 sdt_libmtinterpose_la_SOURCES = \
-	sdt/interpose.c sdt/glibc_events.h \
+	sdt/glibc_events.h \
 	sdt/next_alloc.c sdt/next_compat.c sdt/next_alloc.h \
 	sdt/recorder.c sdt/recorder.h \
 	sdt/rec_thread.c sdt/rec_thread.h \
@@ -18,12 +18,16 @@ sdt_libmtinterpose_la_SOURCES += \
 	sdt/glibc_events.c sdt/glibc_arenas.c sdt/glibc_thresholds.c \
 	sdt/glibc_tunables.c sdt/glibc_internal.h sdt/glibc_layout.h
 # Only the malloc family and mtrace_* are exported; the rest stays internal
-# (direct calls, no PLT, on the per-call path).  Frame pointers: a marker
-# fires after the interposed function has set up its frame, so a stack
-# walked from it (malloc-stacks, malloc-leaks) names the immediate caller;
-# without them the caller's frame is skipped.  Cost: push/mov/pop per call.
-sdt_libmtinterpose_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -O2 -fno-omit-frame-pointer
-sdt_libmtinterpose_la_LIBADD = lib/libmtcore.la
+# (direct calls, no PLT, on the per-call path).
+sdt_libmtinterpose_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -O2
+sdt_libmtinterpose_la_LIBADD = lib/libmtcore.la sdt/libmtwrappers.la
+
+# The wrappers themselves, where every call marker fires, keep frame
+# pointers: a stack walked from a marker (malloc-stacks, malloc-leaks) then
+# names the wrapper's caller, which it skips without them.  Cost: a push,
+# a mov and a leave per call.  The code they call needs none.
+sdt_libmtwrappers_la_SOURCES = sdt/interpose.c
+sdt_libmtwrappers_la_CFLAGS = $(sdt_libmtinterpose_la_CFLAGS) -fno-omit-frame-pointer
 
 # nodelete: a dlclose must not unmap code that thread-exit and fork handlers
 # still point to.  Only the interposed functions and the API are exported.

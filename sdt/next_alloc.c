@@ -18,11 +18,10 @@
 
 #include "next_alloc.h"
 
-enum { BOOT_ARENA_SIZE = 64 << 10, BOOT_HDR = 16 };
+enum { BOOT_HDR = 16 };
 enum { UNRESOLVED, RESOLVING, RESOLVED };
 
-unsigned char mt_boot_arena[BOOT_ARENA_SIZE] __attribute__((aligned(64)));
-const size_t mt_boot_arena_size = BOOT_ARENA_SIZE;
+unsigned char mt_boot_arena[MT_BOOT_ARENA_SIZE] __attribute__((aligned(64)));
 static size_t boot_used;
 static int resolve_state;
 
@@ -38,12 +37,12 @@ static void *boot_alloc(size_t size, size_t align)
 {
 	if (align < BOOT_HDR)
 		align = BOOT_HDR;
-	if (size > BOOT_ARENA_SIZE || (align & (align - 1)))
+	if (size > MT_BOOT_ARENA_SIZE || (align & (align - 1)))
 		return NULL;
 	size_t old = __atomic_load_n(&boot_used, __ATOMIC_RELAXED), start;
 	do {
 		start = (old + BOOT_HDR + align - 1) & ~(align - 1);
-		if (start + size > BOOT_ARENA_SIZE)
+		if (start + size > MT_BOOT_ARENA_SIZE)
 			return NULL;
 	} while (!__atomic_compare_exchange_n(&boot_used, &old, start + size, 0, __ATOMIC_RELAXED,
 					      __ATOMIC_RELAXED));

@@ -43,13 +43,15 @@ extern char mt_next_name[32];            /* e.g. "libc.so.6" */
  * allocator is known before recording starts. */
 void mt_next_resolve(void);
 
-/* The bootstrap arena: blocks from it are never passed to the next allocator. */
-extern unsigned char mt_boot_arena[];
-extern const size_t mt_boot_arena_size;
+/* The bootstrap arena: blocks from it are never passed to the next
+ * allocator.  Its size is a constant so the test on every free is a
+ * subtract and a compare. */
+#define MT_BOOT_ARENA_SIZE ((size_t)64 << 10)
+extern unsigned char mt_boot_arena[MT_BOOT_ARENA_SIZE];
 
 static inline int mt_in_boot_arena(const void *p)
 {
-	return (uintptr_t)p - (uintptr_t)mt_boot_arena < mt_boot_arena_size;
+	return (uintptr_t)p - (uintptr_t)mt_boot_arena < MT_BOOT_ARENA_SIZE;
 }
 
 size_t mt_boot_usable(const void *p);

@@ -6,12 +6,11 @@
  * or paused.  Each thread keeps the epoch its window belongs to; a mismatch
  * sends it to the slow path, which is how threads learn, on their own next
  * call, that recording stopped or moved to a new file.  The slow path and
- * the control API take one mutex; the per-call path takes nothing.
+ * the control API take one mutex; the per-call path (mt_record, inline in
+ * recorder.h) takes nothing.
  *
  * Re-entry: a per-thread busy flag is set whenever this thread is inside the
- * recorder.  Calls that arrive meanwhile - from our own use of libc, or from
- * a signal handler that interrupted a record - go straight to the allocator
- * and are counted as dropped.
+ * recorder, here as on the per-call path.
  */
 #include "config.h"
 
@@ -27,8 +26,6 @@
 #include "rec_thread.h"
 #include "recorder.h"
 
-#define barrier() __asm__ volatile("" ::: "memory")
-
 unsigned mt_rec_epoch;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -41,7 +38,7 @@ static uint64_t dropped;      /* atomic: calls not recorded in this file */
 static pthread_key_t exit_key;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
-static void note_dropped(void)
+void mt_record_dropped(void)
 {
 	if (mt_recording())
 		__atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
@@ -93,7 +90,7 @@ static int pause_locked(int pause)
 	return 0;
 }
 
-/* ---- the per-call path ---- */
+/* ---- the per-call path's slow side (mt_record is in recorder.h) ---- */
 
 /* With the lock held: make sure the thread has room in a window of the
  * current recording.  0 when it cannot record now. */
@@ -118,7 +115,7 @@ static int window_ready(struct mt_tls *t)
 	return 0;
 }
 
-static int slow_path(struct mt_tls *t, unsigned e)
+int mt_record_window(struct mt_tls *t, unsigned e)
 {
 	if (!e)
 		return 0;
@@ -126,41 +123,8 @@ static int slow_path(struct mt_tls *t, unsigned e)
 	int ok = window_ready(t);
 	pthread_mutex_unlock(&lock);
 	if (!ok)
-		note_dropped();
+		mt_record_dropped();
 	return ok;
-}
-
-/*
- * The hot path: in the common case a TLS busy flag set and cleared, one
- * relaxed load of the global state, two compares, RDTSC, the varint encoder
- * (about 10-15 bytes of stores into a page already in the page cache) and
- * a release store of the head byte, which on x86 is a plain store.  No lock,
- * no atomic read-modify-write, no syscall, no allocation.
- */
-void mt_record(struct mt_rec *r)
-{
-	struct mt_tls *t = &mt_tls;
-	if (t->busy) {
-		note_dropped();
-		return;
-	}
-	t->busy = 1;
-	barrier(); /* a signal handler from here on sees busy */
-	unsigned e = __atomic_load_n(&mt_rec_epoch, __ATOMIC_RELAXED);
-	if (__builtin_expect(!e || e != t->epoch || t->cur > t->limit, 0) && !slow_path(t, e))
-		goto out;
-	r->ts = mt_clock_ts();
-	if (r->ts < t->codec.last_ts)
-		r->ts = t->codec.last_ts; /* TSCs of two cores may disagree a little */
-	uint8_t head;
-	size_t n = mt_rec_encode(t->cur, &t->codec, r, &head);
-	/* The commit: until this byte is non-zero the record does not exist. */
-	__atomic_store_n(t->cur, head, __ATOMIC_RELEASE);
-	t->cur += n;
-	t->count++;
-out:
-	barrier();
-	t->busy = 0;
 }
 
 void mt_recorder_event(unsigned event, unsigned nargs, const uint64_t *args)
@@ -178,14 +142,14 @@ void mt_recorder_event(unsigned event, unsigned nargs, const uint64_t *args)
 static void lock_busy(void)
 {
 	mt_tls.busy = 1;
-	barrier();
+	mt_compiler_barrier();
 	pthread_mutex_lock(&lock);
 }
 
 static void unlock_busy(void)
 {
 	pthread_mutex_unlock(&lock);
-	barrier();
+	mt_compiler_barrier();
 	mt_tls.busy = 0;
 }
 
@@ -216,7 +180,7 @@ static void child_after_fork(void)
 		if (open_locked(config.prefix, 0) == 0 && was_paused)
 			pause_locked(1);
 	}
-	barrier();
+	mt_compiler_barrier();
 	mt_tls.busy = 0;
 }
 
