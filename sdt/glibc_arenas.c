@@ -55,10 +55,18 @@ static int arenas_off;    /* heaps not 64 MiB-aligned (hugetlb tunable) */
 static int state_ok;      /* malloc_state offsets trusted for this libc */
 static uintptr_t main_arena;
 
+/*
+ * Per thread: its arena, the blocks it freed into other arenas, and the
+ * slots of the heap and arena it used last.  A thread keeps allocating from
+ * one heap of one arena for long stretches, and slots are never reused, so
+ * the cached pointers spare the hash probes on nearly every call.
+ */
 static __thread struct {
 	uintptr_t arena;      /* MAIN_TAG, a non-main arena, or 0 = not yet known */
 	unsigned next;
 	uintptr_t foreign[FOREIGN_SLOTS];
+	struct heap_slot *heap_slot;
+	struct arena_slot *arena_slot;
 } self __attribute__((tls_model("initial-exec")));
 
 void mt_glibc_arenas_init(void)
@@ -79,6 +87,18 @@ static int safe_read(uintptr_t addr, void *buf, size_t n)
 	struct iovec here = { buf, n }, there = { (void *)addr, n };
 
 	return syscall(SYS_process_vm_readv, getpid(), &here, 1UL, &there, 1UL, 0UL) == (long)n;
+}
+
+/* Words of a heap's heap_info, and an arena's system_mem, read where a
+ * live block pins them (volatile: glibc changes them under us). */
+static uintptr_t heap_word(uintptr_t h, size_t offset)
+{
+	return ((const volatile uintptr_t *)h)[offset / sizeof(uintptr_t)];
+}
+
+static uintptr_t arena_system_mem(uintptr_t a)
+{
+	return *(const volatile uintptr_t *)(a + GL_ARENA_SYSTEM_MEM);
 }
 
 static size_t hash(uintptr_t key, size_t slots)
@@ -115,16 +135,31 @@ static uintptr_t *slot_for(void *base, size_t stride, size_t n, uintptr_t key, i
 	return NULL;
 }
 
-static struct heap_slot *heap_slot(uintptr_t h, int claim)
+static inline struct heap_slot *heap_slot(uintptr_t h, int claim)
 {
+	struct heap_slot *hs = self.heap_slot;
 	int fresh;
 
-	return (struct heap_slot *)slot_for(heaps, sizeof heaps[0], HEAP_SLOTS, h, claim, &fresh);
+	if (hs && hs->heap == h)
+		return hs;
+	hs = (struct heap_slot *)slot_for(heaps, sizeof heaps[0], HEAP_SLOTS, h, claim, &fresh);
+	if (hs)
+		self.heap_slot = hs;
+	return hs;
 }
 
-static struct arena_slot *arena_slot(uintptr_t a, int *fresh)
+/* The slot of arena a; claimed if new (then *fresh is set) when `claim`. */
+static inline struct arena_slot *arena_slot(uintptr_t a, int claim, int *fresh)
 {
-	return (struct arena_slot *)slot_for(arenas, sizeof arenas[0], ARENA_SLOTS, a, 1, fresh);
+	struct arena_slot *as = self.arena_slot;
+
+	*fresh = 0;
+	if (as && as->arena == a)
+		return as;
+	as = (struct arena_slot *)slot_for(arenas, sizeof arenas[0], ARENA_SLOTS, a, claim, fresh);
+	if (as)
+		self.arena_slot = as;
+	return as;
 }
 
 /* The heap's size now: read directly while a live block pins the heap,
@@ -134,7 +169,7 @@ static uintptr_t heap_size_now(uintptr_t h, uintptr_t arena, int pinned)
 	uintptr_t info[3];
 
 	if (pinned)
-		return ((const volatile uintptr_t *)h)[GL_HEAP_SIZE / sizeof(uintptr_t)];
+		return heap_word(h, GL_HEAP_SIZE);
 	if (!safe_read(h, info, sizeof info) || info[GL_HEAP_AR_PTR / sizeof(uintptr_t)] != arena)
 		return 0;
 	return info[GL_HEAP_SIZE / sizeof(uintptr_t)];
@@ -188,7 +223,7 @@ static void locate_main_arena(uintptr_t a)
  * its heap): otherwise this libc's malloc_state is not the one we know. */
 static void check_state_layout(uintptr_t a, uintptr_t heap_size)
 {
-	uintptr_t mem = *(const volatile uintptr_t *)(a + GL_ARENA_SYSTEM_MEM);
+	uintptr_t mem = arena_system_mem(a);
 
 	if (mem < heap_size || mem % 4096 != 0 || mem > GL_HEAP_MAX_SIZE * ARENA_SLOTS)
 		state_ok = 0;
@@ -207,7 +242,7 @@ uintptr_t mt_glibc_arena_of(const void *ptr, uintptr_t chunk)
 		return MAIN_TAG;
 	if (arenas_off)
 		return 0;
-	return *(const uintptr_t *)(((uintptr_t)ptr & ~(GL_HEAP_MAX_SIZE - 1)) + GL_HEAP_AR_PTR);
+	return heap_word((uintptr_t)ptr & ~(GL_HEAP_MAX_SIZE - 1), GL_HEAP_AR_PTR);
 }
 
 /* A block this thread freed that belongs to another arena may come back
@@ -247,30 +282,22 @@ static void thread_uses(uintptr_t tag, const void *ptr, int arena_is_new)
 	mt_glibc_emit(MT_EV_ARENA_REUSE, arena_address(tag), prev ? arena_address(prev) : 0);
 }
 
-void mt_glibc_note_block(const void *ptr, uintptr_t chunk)
+/* A block of heap h in arena a that the fast test could not clear. */
+static __attribute__((noinline)) void note_heap_block(const void *ptr, uintptr_t chunk,
+						      uintptr_t h, uintptr_t a)
 {
-	uintptr_t h = (uintptr_t)ptr & ~(GL_HEAP_MAX_SIZE - 1), a;
 	struct heap_slot *hs;
 	struct arena_slot *as;
 	unsigned heap_ev = 0;
 	int fresh = 0;
 
-	if (chunk & GL_IS_MMAPPED)
-		return;
-	if (!(chunk & GL_NON_MAIN_ARENA)) {
-		thread_uses(MAIN_TAG, ptr, 0);
-		return;
-	}
-	if (arenas_off)
-		return;
-	a = ((const volatile uintptr_t *)h)[GL_HEAP_AR_PTR / sizeof(uintptr_t)];
 	hs = heap_slot(h, 1);
 	if (hs) {
 		if (__atomic_load_n(&hs->size, __ATOMIC_ACQUIRE) == 0)
-			hs->prev = ((const volatile uintptr_t *)h)[GL_HEAP_PREV / sizeof(uintptr_t)];
+			hs->prev = heap_word(h, GL_HEAP_PREV);
 		heap_ev = heap_update(hs, a, 1);
 	}
-	as = arena_slot(a, &fresh);
+	as = arena_slot(a, 1, &fresh);
 	if (fresh) {
 		mt_glibc_emit(MT_EV_ARENA_NEW, a, chunk & ~(uintptr_t)GL_SIZE_BITS);
 		if (state_ok)
@@ -279,12 +306,43 @@ void mt_glibc_note_block(const void *ptr, uintptr_t chunk)
 	if (as) {
 		if (heap_ev == MT_EV_HEAP_NEW || fresh)
 			__atomic_store_n(&as->top, h, __ATOMIC_RELEASE);
-		if (state_ok)
-			__atomic_store_n(&as->system_mem,
-					 *(const volatile uintptr_t *)(a + GL_ARENA_SYSTEM_MEM),
-					 __ATOMIC_RELEASE);
+		/* Stored only when it moved: the slot is shared by every thread
+		 * of the arena, and a store per call would bounce its line. */
+		if (state_ok) {
+			uintptr_t mem = arena_system_mem(a);
+			if (mem != __atomic_load_n(&as->system_mem, __ATOMIC_RELAXED))
+				__atomic_store_n(&as->system_mem, mem, __ATOMIC_RELEASE);
+		}
 	}
 	thread_uses(a, ptr, fresh);
+}
+
+/*
+ * Every block returned passes here.  The common case - the thread's own
+ * arena, the heap it used last, nothing grown or shrunk - is settled by
+ * this function's loads and compares alone (about 20 instructions); any
+ * difference goes to note_heap_block, which finds out what changed.
+ */
+void mt_glibc_note_block(const void *ptr, uintptr_t chunk)
+{
+	if (chunk & GL_IS_MMAPPED)
+		return;
+	if (!(chunk & GL_NON_MAIN_ARENA)) {
+		if (self.arena != MAIN_TAG)
+			thread_uses(MAIN_TAG, ptr, 0);
+		return;
+	}
+	if (arenas_off)
+		return;
+	uintptr_t h = (uintptr_t)ptr & ~(GL_HEAP_MAX_SIZE - 1);
+	uintptr_t a = heap_word(h, GL_HEAP_AR_PTR);
+	const struct heap_slot *hs = self.heap_slot;
+	const struct arena_slot *as = self.arena_slot;
+	if (hs && hs->heap == h && as && as->arena == a && a == self.arena &&
+	    __atomic_load_n(&hs->size, __ATOMIC_RELAXED) == heap_word(h, GL_HEAP_SIZE) &&
+	    (!state_ok || __atomic_load_n(&as->system_mem, __ATOMIC_RELAXED) == arena_system_mem(a)))
+		return;
+	note_heap_block(ptr, chunk, h, a);
 }
 
 /*
@@ -300,11 +358,11 @@ void mt_glibc_arena_freed(uintptr_t a)
 
 	if (a == MAIN_TAG || !state_ok || arenas_off)
 		return;
-	as = (struct arena_slot *)slot_for(arenas, sizeof arenas[0], ARENA_SLOTS, a, 0, &fresh);
+	as = arena_slot(a, 0, &fresh);
 	if (!as)
 		return;
 	was = __atomic_load_n(&as->system_mem, __ATOMIC_ACQUIRE);
-	now = *(const volatile uintptr_t *)(a + GL_ARENA_SYSTEM_MEM);
+	now = arena_system_mem(a);
 	if (now >= was || !__atomic_compare_exchange_n(&as->system_mem, &was, now, 0,
 							 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return;

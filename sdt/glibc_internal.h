@@ -16,8 +16,16 @@
  * arguments, and records it when the recorder is on. */
 MT_HIDDEN void mt_glibc_emit(unsigned ev, uint64_t a1, uint64_t a2);
 
-/* One-time set-up (thresholds from the environment); safe to call often. */
-MT_HIDDEN void mt_glibc_init(void);
+/* One-time set-up (thresholds from the environment); safe to call often:
+ * after the first time it is one load and a branch. */
+MT_HIDDEN extern int mt_glibc_ready;
+MT_HIDDEN void mt_glibc_init_once(void);
+
+static inline void mt_glibc_init(void)
+{
+	if (!__atomic_load_n(&mt_glibc_ready, __ATOMIC_ACQUIRE))
+		mt_glibc_init_once();
+}
 
 /* Threshold tracker: would freeing this mmapped chunk raise the dynamic
  * thresholds?  And: it was freed, raise them. */

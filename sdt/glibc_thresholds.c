@@ -55,15 +55,12 @@ static void read_environment(void)
 	mt_glibc_arenas_init();
 }
 
-/* Called on every derived call: the flag spares it the call into libc. */
-void mt_glibc_init(void)
-{
-	static int done;
+int mt_glibc_ready;
 
-	if (__atomic_load_n(&done, __ATOMIC_ACQUIRE))
-		return;
+void mt_glibc_init_once(void)
+{
 	pthread_once(&init_once, read_environment);
-	__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&mt_glibc_ready, 1, __ATOMIC_RELEASE);
 }
 
 /* chunksize_nomask in glibc's test keeps the flag bits; so do we. */
