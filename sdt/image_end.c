@@ -5,10 +5,10 @@
  * Without this every program that execs (shell wrappers, env, pyenv
  * shims...) or leaves through _exit (shells, forked children) would leave
  * a trace whose header was never completed and whose windows were never
- * closed.  Each of these functions stops the recording first; an exec'd
- * image starts its own file (PREFIX.PID.2...) from its constructor, and a
- * failed exec resumes into a new file.  glibc's exec functions call each
- * other internally, not through the PLT, so each is wrapped.
+ * closed.  _exit stops the recording; exec seals the trace first, an
+ * exec'd image starts its own file (PREFIX.PID.2...), and after a failed
+ * exec recording goes on in the same file.  glibc's exec functions call
+ * each other internally, not through the PLT, so each is wrapped.
  */
 #include "config.h"
 
@@ -122,14 +122,14 @@ MT_EXPORT int execle(const char *path, const char *arg, ...)
 
 MT_EXPORT void _exit(int status)
 {
-	mt_recorder_exec_begin();
+	mt_recorder_image_end();
 	((exit_fn *)next("_exit"))(status);
 	__builtin_unreachable();
 }
 
 MT_EXPORT void _Exit(int status)
 {
-	mt_recorder_exec_begin();
+	mt_recorder_image_end();
 	((exit_fn *)next("_Exit"))(status);
 	__builtin_unreachable();
 }

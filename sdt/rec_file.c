@@ -22,6 +22,7 @@
 static int create(struct mt_file *f, const char *name, int exact, pid_t pid)
 {
 	struct mt_text t;
+	int fd = -1;
 	for (unsigned n = 1; n < 10000; n++) {
 		mt_text_init(&t, f->path, sizeof f->path);
 		mt_text_add(&t, name);
@@ -34,14 +35,44 @@ static int create(struct mt_file *f, const char *name, int exact, pid_t pid)
 			mt_text_add_u64(&t, n);
 		}
 		int flags = O_RDWR | O_CREAT | O_CLOEXEC | (exact && n == 1 ? O_TRUNC : O_EXCL);
-		f->fd = open(f->path, flags, 0644);
-		if (f->fd >= 0 || errno != EEXIST)
+		fd = open(f->path, flags, 0644);
+		if (fd >= 0 || errno != EEXIST)
 			break;
 	}
-	if (f->fd >= 0)
+	if (fd >= 0 && mt_fd_keep(&f->fd, fd, 1) == 0)
 		return 0;
 	mt_say(MT_SAY_ERROR, "cannot create ", f->path, ": ", strerrordesc_np(errno),
 	       "; not recording", NULL);
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+/*
+ * Before each use of the descriptor: if the program closed it (or reused
+ * its number), open the file again by name, provided it is still the file
+ * we made.  0, or -1 after printing why recording cannot go on.
+ */
+static int still_open(struct mt_file *f)
+{
+	struct mt_fd again;
+	if (mt_fd_ours(&f->fd))
+		return 0;
+	if (f->fd.fd < 0)
+		return -1; /* lost before, and said so then */
+	int fd = open(f->path, O_RDWR | O_CLOEXEC);
+	if (fd >= 0 && mt_fd_keep(&again, fd, 1) == 0) {
+		if (again.dev == f->fd.dev && again.ino == f->fd.ino) {
+			f->fd = again;
+			return 0;
+		}
+		close(again.fd);
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	f->fd.fd = -1;
+	mt_say(MT_SAY_ERROR, "lost ", f->path,
+	       ": the program closed its descriptor and the file is gone; recording stopped", NULL);
 	return -1;
 }
 
@@ -66,11 +97,13 @@ static int write_header(struct mt_file *f)
 {
 	uint8_t page[MT_TRACE_HEADER_SIZE];
 	mt_trace_header_encode(page, &f->info);
-	return pwrite(f->fd, page, sizeof page, 0) == (ssize_t)sizeof page ? 0 : -1;
+	return pwrite(f->fd.fd, page, sizeof page, 0) == (ssize_t)sizeof page ? 0 : -1;
 }
 
 int mt_file_open(struct mt_file *f, const char *name, int exact, pid_t pid)
 {
+	static unsigned serials;
+	f->serial = ++serials;
 	f->next = MT_TRACE_HEADER_SIZE;
 	f->records = f->windows = f->dropped = 0;
 	if (create(f, name, exact, pid))
@@ -87,9 +120,11 @@ int mt_file_open(struct mt_file *f, const char *name, int exact, pid_t pid)
 
 int mt_file_claim(struct mt_file *f, uint32_t size, uint64_t *off)
 {
-	int rc = fallocate(f->fd, 0, (off_t)f->next, size);
+	if (still_open(f))
+		return -1;
+	int rc = fallocate(f->fd.fd, 0, (off_t)f->next, size);
 	if (rc && (errno == EOPNOTSUPP || errno == ENOSYS))
-		rc = ftruncate(f->fd, (off_t)(f->next + size)); /* no reservation here */
+		rc = ftruncate(f->fd.fd, (off_t)(f->next + size)); /* no reservation here */
 	if (rc) {
 		const char *why = errno == ENOSPC || errno == EDQUOT ? "disk full"
 								      : strerrordesc_np(errno);
@@ -127,14 +162,15 @@ void mt_file_update(struct mt_file *f, uint64_t records, int closed)
 		in->end_mono_ns = mono_ns;
 		in->end_ts = ts;
 		in->flags |= MT_FHF_CLOSED;
+	} else {
+		in->end_mono_ns = in->end_ts = 0;
+		in->flags &= ~(uint32_t)MT_FHF_CLOSED;
 	}
-	if (write_header(f))
+	if (still_open(f) == 0 && write_header(f))
 		mt_say(MT_SAY_ERROR, "cannot write ", f->path, ": ", strerrordesc_np(errno), NULL);
 }
 
 void mt_file_close(struct mt_file *f)
 {
-	if (f->fd >= 0)
-		close(f->fd);
-	f->fd = -1;
+	mt_fd_drop(&f->fd);
 }

@@ -10,10 +10,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "rec_fd.h"
 #include "trace.h"
 
 struct mt_file {
-	int fd;                   /* -1 when no file is open */
+	struct mt_fd fd;          /* fd.fd -1 when no file is open */
+	unsigned serial;          /* a new number for every file opened */
 	char path[PATH_MAX];
 	uint64_t next;            /* first free offset: the next window goes here */
 	uint64_t records;         /* records in windows closed so far */
@@ -30,12 +32,13 @@ struct mt_file {
  */
 int mt_file_open(struct mt_file *f, const char *name, int exact, pid_t pid);
 
-/* Reserves size bytes on disk for a new window; 0 with *off set, or -1
- * after printing why (disk full...). */
+/* Reserves size bytes on disk for a new window; 0 with *off set (and
+ * f->fd.fd ready to map them), or -1 after printing why (disk full, or the
+ * program took the descriptor and the file is gone). */
 int mt_file_claim(struct mt_file *f, uint32_t size, uint64_t *off);
 
-/* Rewrites the header with the current totals; `closed` also stamps the
- * end and marks the trace complete. */
+/* Rewrites the header with the current totals; `closed` stamps the end and
+ * marks the trace complete, otherwise the trace is marked as going on. */
 void mt_file_update(struct mt_file *f, uint64_t records, int closed);
 
 void mt_file_close(struct mt_file *f);

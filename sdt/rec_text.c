@@ -4,22 +4,19 @@
  */
 #include "config.h"
 
-#include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "rec_fd.h"
 #include "rec_text.h"
 
 int mt_quiet;
-static int say_fd = 2;
+static struct mt_fd say = { .fd = -1 };
 
 void mt_say_keep_stderr(void)
 {
-	/* Above the low numbers programs tend to assume are free. */
-	int fd = fcntl(2, F_DUPFD_CLOEXEC, 64);
-	if (fd >= 0)
-		say_fd = fd;
+	mt_fd_keep(&say, 2, 0);
 }
 
 void mt_text_init(struct mt_text *t, char *buf, size_t cap)
@@ -71,6 +68,8 @@ void mt_say(int kind, ...)
 		mt_text_add(&t, s);
 	va_end(ap);
 	buf[t.len++] = '\n';
-	/* A closed or full stderr must not disturb the program: ignore it. */
-	(void)!write(say_fd, buf, t.len);
+	/* Our copy of stderr, unless the program has since reused its number
+	 * for a file of its own; then its stderr as it is now.  A closed or
+	 * full stderr must not disturb the program: ignore it. */
+	(void)!write(mt_fd_ours(&say) ? say.fd : 2, buf, t.len);
 }

@@ -8,6 +8,12 @@
  * window and close the file, and a thread between "claimed" and "mapped"
  * would otherwise map a closed (or reused) descriptor.  At one claim per
  * MiB of records the lock costs nothing measurable.
+ *
+ * A thread's slot lives until the thread is gone, not until its exit
+ * destructor: glibc still frees in the thread after that.  Slots marked
+ * exited are checked (one tgkill each) when a new slot is needed, so a
+ * program that churns through threads keeps a bounded number of windows
+ * mapped.
  */
 #include "config.h"
 
@@ -31,104 +37,24 @@ struct slot_chunk {
 };
 
 static struct slot_chunk first_chunk;
+static unsigned exited_slots;   /* slots with `exited` set, still in use */
 
-struct mt_slot *mt_slot_get(void)
+#define EACH_SLOT(s)                                                    \
+	for (struct slot_chunk *c_ = &first_chunk; c_; c_ = c_->next)   \
+		for (struct mt_slot *s = c_->slots; s < c_->slots + CHUNK_SLOTS; s++)
+
+static int thread_gone(uint32_t tid)
 {
-	struct slot_chunk *c = &first_chunk;
-	for (;; c = c->next) {
-		for (int i = 0; i < CHUNK_SLOTS; i++) {
-			struct mt_slot *s = &c->slots[i];
-			if (!s->in_use) {
-				*s = (struct mt_slot){ .in_use = 1, .tid = (uint32_t)gettid() };
-				return s;
-			}
-		}
-		if (!c->next) {
-			void *m = mmap(NULL, sizeof *c, PROT_READ | PROT_WRITE,
-				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-			if (m == MAP_FAILED)
-				return NULL;
-			c->next = m; /* zeroed: all slots free */
-		}
-	}
+	return tid != (uint32_t)gettid() && tgkill(getpid(), (pid_t)tid, 0) != 0 && errno == ESRCH;
 }
 
-void mt_slot_put(struct mt_slot *s)
-{
-	if (s)
-		s->in_use = 0;
-}
-
-static uint32_t window_size(uint32_t seq)
-{
-	uint32_t size = MT_WINDOW_MIN;
-	while (seq-- && size < MT_WINDOW_MAX)
-		size <<= 1;
-	return size;
-}
-
-int mt_window_open(struct mt_tls *t, unsigned epoch, struct mt_file *f)
-{
-	struct mt_slot *s = t->slot;
-	if (t->seq_epoch != epoch) {
-		/* A new file: this thread's numbering starts over. */
-		t->seq_epoch = epoch;
-		t->seq = 0;
-		t->first_rec = 0;
-	} else {
-		t->seq++;
-	}
-	uint32_t size = window_size(t->seq);
-	uint64_t off;
-	if (mt_file_claim(f, size, &off))
-		return -1;
-	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, f->fd,
-		       (off_t)off);
-	if (m == MAP_FAILED) {
-		mt_say(MT_SAY_ERROR, "cannot map ", f->path, ": ", strerrordesc_np(errno),
-		       "; recording stopped", NULL);
-		return -1;
-	}
-	s->base = m;
-	s->size = size;
-	s->epoch = epoch;
-	s->base_ts = mt_clock_ts();
-	s->open = 1;
-	struct mt_window_info w = {
-		.tid = s->tid, .seq = t->seq, .size = size, .base_ts = s->base_ts,
-		.base_mono = mt_clock_ns(CLOCK_MONOTONIC), .first_rec = t->first_rec,
-	};
-	mt_window_header_encode(s->base, &w);
-	t->cur = s->base + MT_WINDOW_HEADER_SIZE;
-	t->limit = s->base + size - MT_RECORD_MAX;
-	t->count = 0;
-	mt_codec_init(&t->codec, s->base_ts);
-	t->epoch = epoch;
-	return 0;
-}
-
-static void close_header(struct mt_slot *s, uint32_t used, uint32_t count)
+static void close_header(struct mt_slot *s, uint32_t used, uint32_t count, uint32_t flags)
 {
 	mt_put_le32(s->base + MT_WH_USED, used);
 	mt_put_le32(s->base + MT_WH_COUNT, count);
-	mt_put_le32(s->base + MT_WH_FLAGS, MT_WHF_CLOSED);
+	mt_put_le32(s->base + MT_WH_FLAGS, MT_WHF_CLOSED | flags);
 	s->open = 0;
-}
-
-void mt_window_release(struct mt_tls *t, struct mt_file *f)
-{
-	struct mt_slot *s = t->slot;
-	if (!s || !s->base)
-		return;
-	if (s->open) {
-		uint32_t used = (uint32_t)(t->cur - s->base - MT_WINDOW_HEADER_SIZE);
-		close_header(s, used, t->count);
-		f->records += t->count;
-		t->first_rec += t->count;
-	}
-	munmap(s->base, s->size);
-	s->base = NULL;
-	t->epoch = 0; /* the next call takes the slow path and opens a window */
+	s->closed_count = count;
 }
 
 /* Records in an open window and the bytes they take, read from the window. */
@@ -153,44 +79,154 @@ static uint32_t scan(const struct mt_slot *s, uint32_t *used)
 	return n;
 }
 
-static int thread_gone(uint32_t tid)
+/* Closes s's window where it stands, if it is open in `epoch`; returns its
+ * records.  `last`: its thread is gone, so this was its last window. */
+static uint32_t close_open_window(struct mt_slot *s, unsigned epoch, int last)
 {
-	return tid != (uint32_t)gettid() && tgkill(getpid(), (pid_t)tid, 0) != 0 && errno == ESRCH;
+	uint32_t used, n;
+	if (!s->base || !s->open || s->epoch != epoch)
+		return 0;
+	n = scan(s, &used);
+	close_header(s, used, n, last ? MT_WHF_LAST : 0);
+	return n;
+}
+
+/* The slot's thread is gone: close and unmap its window, free the slot. */
+static uint32_t retire(struct mt_slot *s, unsigned epoch)
+{
+	uint32_t n = close_open_window(s, epoch, 1);
+	if (s->base)
+		munmap(s->base, s->size);
+	if (s->exited)
+		exited_slots--;
+	*s = (struct mt_slot){ 0 };
+	return n;
+}
+
+struct mt_slot *mt_slot_get(struct mt_file *f, unsigned epoch)
+{
+	if (exited_slots)
+		EACH_SLOT(s) if (s->in_use && s->exited && thread_gone(s->tid))
+			f->records += retire(s, epoch);
+	for (struct slot_chunk *c = &first_chunk;; c = c->next) {
+		for (int i = 0; i < CHUNK_SLOTS; i++) {
+			struct mt_slot *s = &c->slots[i];
+			if (!s->in_use) {
+				*s = (struct mt_slot){ .in_use = 1, .tid = (uint32_t)gettid() };
+				return s;
+			}
+		}
+		if (!c->next) {
+			void *m = mmap(NULL, sizeof *c, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (m == MAP_FAILED)
+				return NULL;
+			c->next = m; /* zeroed: all slots free */
+		}
+	}
+}
+
+void mt_slot_exited(struct mt_slot *s)
+{
+	if (s && !s->exited) {
+		s->exited = 1;
+		exited_slots++;
+	}
+}
+
+static uint32_t window_size(uint32_t seq)
+{
+	uint32_t size = MT_WINDOW_MIN;
+	while (seq-- && size < MT_WINDOW_MAX)
+		size <<= 1;
+	return size;
+}
+
+int mt_window_open(struct mt_tls *t, unsigned epoch, struct mt_file *f)
+{
+	struct mt_slot *s = t->slot;
+	if (t->seq_file != f->serial) {
+		/* A new file: this thread's numbering starts over. */
+		t->seq_file = f->serial;
+		t->seq = 0;
+		t->first_rec = 0;
+	} else {
+		t->seq++;
+	}
+	uint32_t size = window_size(t->seq);
+	uint64_t off;
+	if (mt_file_claim(f, size, &off))
+		return -1;
+	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, f->fd.fd,
+		       (off_t)off);
+	if (m == MAP_FAILED) {
+		mt_say(MT_SAY_ERROR, "cannot map ", f->path, ": ", strerrordesc_np(errno),
+		       "; recording stopped", NULL);
+		return -1;
+	}
+	s->base = m;
+	s->size = size;
+	s->epoch = epoch;
+	s->base_ts = mt_clock_ts();
+	s->open = 1;
+	s->closed_count = 0;
+	struct mt_window_info w = {
+		.tid = s->tid, .seq = t->seq, .size = size, .base_ts = s->base_ts,
+		.base_mono = mt_clock_ns(CLOCK_MONOTONIC), .first_rec = t->first_rec,
+	};
+	mt_window_header_encode(s->base, &w);
+	t->cur = s->base + MT_WINDOW_HEADER_SIZE;
+	t->limit = s->base + size - MT_RECORD_MAX;
+	t->count = 0;
+	mt_codec_init(&t->codec, s->base_ts);
+	t->epoch = epoch;
+	return 0;
+}
+
+void mt_window_release(struct mt_tls *t, struct mt_file *f)
+{
+	struct mt_slot *s = t->slot;
+	if (!s || !s->base)
+		return;
+	if (s->open) {
+		uint32_t used = (uint32_t)(t->cur - s->base - MT_WINDOW_HEADER_SIZE);
+		close_header(s, used, t->count, 0);
+		f->records += t->count;
+	}
+	/* Closed here or by a stop that counted it: either way it is behind
+	 * the thread's next window. */
+	t->first_rec += s->closed_count;
+	munmap(s->base, s->size);
+	s->base = NULL;
+	t->epoch = 0; /* the next call takes the slow path and opens a window */
 }
 
 uint64_t mt_windows_collect(unsigned epoch, int close)
 {
 	uint64_t total = 0;
-	for (struct slot_chunk *c = &first_chunk; c; c = c->next)
-		for (int i = 0; i < CHUNK_SLOTS; i++) {
-			struct mt_slot *s = &c->slots[i];
-			if (!s->in_use)
-				continue;
-			if (s->base && s->open && s->epoch == epoch) {
-				uint32_t used, n = scan(s, &used);
-				total += n;
-				if (close)
-					close_header(s, used, n);
-			}
-			if (close && thread_gone(s->tid)) {
-				if (s->base)
-					munmap(s->base, s->size);
-				s->base = NULL;
-				s->in_use = 0;
-			}
+	EACH_SLOT(s) {
+		if (!s->in_use)
+			continue;
+		if (close && thread_gone(s->tid)) {
+			total += retire(s, epoch);
+		} else if (close) {
+			total += close_open_window(s, epoch, 0);
+		} else if (s->base && s->open && s->epoch == epoch) {
+			uint32_t used;
+			total += scan(s, &used);
 		}
+	}
 	return total;
 }
 
 void mt_windows_forget(void)
 {
-	for (struct slot_chunk *c = &first_chunk; c; c = c->next)
-		for (int i = 0; i < CHUNK_SLOTS; i++) {
-			struct mt_slot *s = &c->slots[i];
-			if (s->in_use && s->base)
-				munmap(s->base, s->size);
-			*s = (struct mt_slot){ 0 };
-		}
+	EACH_SLOT(s) {
+		if (s->in_use && s->base)
+			munmap(s->base, s->size);
+		*s = (struct mt_slot){ 0 };
+	}
+	exited_slots = 0;
 	mt_tls.slot = NULL;
 	mt_tls.epoch = 0;
 }

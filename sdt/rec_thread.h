@@ -5,9 +5,9 @@
  * touches, mapped MAP_SHARED so the records sit in the page cache the
  * moment they are written (and survive kill -9).  The per-call state lives
  * in struct mt_tls (initial-exec TLS, no lookup); the state other threads
- * must reach - to close every window when recording stops - lives in a
- * struct mt_slot, kept in a pool that is never freed, so a thread that dies
- * without telling us leaves nothing dangling.
+ * must reach - to close every window when recording stops, or when its
+ * thread is gone - lives in a struct mt_slot, kept in a pool that is never
+ * freed, so a thread that dies without telling us leaves nothing dangling.
  *
  * Everything here except the TLS itself is used with the recorder lock held.
  */
@@ -25,8 +25,10 @@ struct mt_slot {
 	uint64_t base_ts;
 	unsigned epoch;       /* recording the window belongs to */
 	uint32_t tid;
+	uint32_t closed_count;/* records, when someone else closed the window */
 	uint8_t open;         /* header not yet closed (by the owner or by stop) */
 	uint8_t in_use;
+	uint8_t exited;       /* the thread ran its exit destructor */
 };
 
 struct mt_tls {
@@ -37,28 +39,38 @@ struct mt_tls {
 	unsigned epoch;       /* the window's recording; 0 = no window */
 	uint8_t busy;         /* inside the recorder: calls now are not recorded */
 	struct mt_slot *slot;
-	/* Numbering of the thread's windows in one file.  Kept here, not in
-	 * the slot, so a thread that allocates again after its exit
-	 * destructor continues its own sequence instead of looking like a
-	 * new thread with the same id. */
-	unsigned seq_epoch;
+	/* Numbering of the thread's windows in one file (mt_file.serial).  A
+	 * recording resumed in the same file (after a failed exec) continues
+	 * it, so no two windows of a thread share a sequence number. */
+	unsigned seq_file;
 	uint32_t seq;
 	uint64_t first_rec;
 };
 
 extern __thread struct mt_tls mt_tls __attribute__((tls_model("initial-exec")));
 
-/* A free slot for the calling thread, or NULL when memory is exhausted. */
-struct mt_slot *mt_slot_get(void);
-void mt_slot_put(struct mt_slot *s);
+/*
+ * A free slot for the calling thread, or NULL when memory is exhausted.
+ * Slots of threads that exited and are gone are reclaimed first: their
+ * last window is closed (counted into f, marked the thread's last) and
+ * unmapped.
+ */
+struct mt_slot *mt_slot_get(struct mt_file *f, unsigned epoch);
+
+/*
+ * The thread is in its exit destructor.  Its window stays mapped and open:
+ * glibc frees the thread's cache after the destructors, and those calls
+ * are recorded in the same window.  The slot is reclaimed once the thread
+ * is gone (mt_slot_get, mt_windows_collect).
+ */
+void mt_slot_exited(struct mt_slot *s);
 
 /* Opens the thread's next window (after releasing a full one).  0, or -1
  * after printing why: the file cannot grow. */
 int mt_window_open(struct mt_tls *t, unsigned epoch, struct mt_file *f);
 
 /* Closes the thread's own window if still open (adding its records to f)
- * and unmaps it.  MT_WHF_LAST is never set: a thread may allocate again
- * after its exit destructor has run. */
+ * and unmaps it. */
 void mt_window_release(struct mt_tls *t, struct mt_file *f);
 
 /*
@@ -66,7 +78,7 @@ void mt_window_release(struct mt_tls *t, struct mt_file *f);
  * themselves, so a record being written by another thread right now is
  * either whole and counted or not yet visible.  With `close`, those windows
  * are closed at that point (their owners unmap them on their next call) and
- * slots of threads that died without a word are reclaimed.
+ * slots of threads that are gone are reclaimed.
  */
 uint64_t mt_windows_collect(unsigned epoch, int close);
 

@@ -18,6 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
+extern char **environ;
+
 #include "next_alloc.h"
 #include "rec_clock.h"
 #include "rec_config.h"
@@ -26,10 +28,10 @@
 #include "rec_thread.h"
 #include "recorder.h"
 
-unsigned mt_rec_epoch;
+unsigned mt_rec_epoch = MT_EPOCH_UNDECIDED;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct mt_file file = { .fd = -1 };
+static struct mt_file file = { .fd = { .fd = -1 } };
 static struct mt_config config;
 static unsigned file_epoch;   /* recording of the open file; 0 = none */
 static unsigned last_epoch;
@@ -46,17 +48,25 @@ void mt_record_dropped(void)
 
 /* ---- the trace file's life ---- */
 
+/* A new recording of the open file: threads see the new number on their
+ * next call and open fresh windows. */
+static void new_epoch_locked(void)
+{
+	if (++last_epoch == 0 || last_epoch == MT_EPOCH_UNDECIDED)
+		last_epoch = 1;
+	file_epoch = last_epoch;
+	if (!paused)
+		__atomic_store_n(&mt_rec_epoch, file_epoch, __ATOMIC_RELEASE);
+}
+
 static int open_locked(const char *name, int exact)
 {
 	__atomic_store_n(&dropped, 0, __ATOMIC_RELAXED);
 	if (mt_file_open(&file, name, exact, getpid()))
 		return -1;
-	if (++last_epoch == 0)
-		last_epoch = 1;
-	file_epoch = last_epoch;
 	paused = 0;
 	mt_say(MT_SAY_INFO, "writing to ", file.path, NULL);
-	__atomic_store_n(&mt_rec_epoch, file_epoch, __ATOMIC_RELEASE);
+	new_epoch_locked();
 	return 0;
 }
 
@@ -66,19 +76,41 @@ static int start_locked(void)
 	return open_locked(config.prefix, config.exact);
 }
 
-/* Every thread's window is closed from here, by reading what it holds;
- * the owners unmap theirs when they next call in. */
-static void stop_locked(void)
+/* Every thread's window is closed from here, by reading what it holds
+ * (the owners unmap theirs when they next call in), and the header is
+ * completed: the trace is whole as it stands. */
+static void seal_locked(void)
 {
 	__atomic_store_n(&mt_rec_epoch, 0, __ATOMIC_RELEASE);
-	uint64_t records = file.records + mt_windows_collect(file_epoch, 1);
+	file.records += mt_windows_collect(file_epoch, 1);
 	file.dropped = __atomic_load_n(&dropped, __ATOMIC_RELAXED);
-	mt_file_update(&file, records, 1);
+	mt_file_update(&file, file.records, 1);
 	char n[21];
-	mt_say(MT_SAY_INFO, mt_u64_text(n, records), " calls recorded in ", file.path, NULL);
+	mt_say(MT_SAY_INFO, mt_u64_text(n, file.records), " calls recorded in ", file.path, NULL);
+}
+
+static void stop_locked(void)
+{
+	seal_locked();
 	mt_file_close(&file);
 	file_epoch = 0;
 	paused = 0;
+}
+
+/*
+ * The library's first calls can come before its constructor: a preloaded
+ * library is initialised after the program's own dependencies, whose
+ * constructors allocate.  So until the constructor or the first call after
+ * libc has set up the environment decides, the epoch is MT_EPOCH_UNDECIDED,
+ * which sends every call here.  Earlier calls (the dynamic loader's own)
+ * go unrecorded.
+ */
+static void decide_locked(void)
+{
+	if (__atomic_load_n(&mt_rec_epoch, __ATOMIC_RELAXED) != MT_EPOCH_UNDECIDED || !environ)
+		return;
+	if (!mt_autostart_wanted() || start_locked() != 0)
+		__atomic_store_n(&mt_rec_epoch, 0, __ATOMIC_RELEASE);
 }
 
 static int pause_locked(int pause)
@@ -100,10 +132,8 @@ static int window_ready(struct mt_tls *t)
 	if (!e)
 		return 0;
 	if (!t->slot) {
-		if (!(t->slot = mt_slot_get()))
+		if (!(t->slot = mt_slot_get(&file, e)))
 			return 0;
-		/* Armed again after each exit destructor run, so a thread that
-		 * allocates in a later destructor gets its window closed too. */
 		pthread_setspecific(exit_key, t);
 	}
 	if (e == t->epoch && t->cur <= t->limit)
@@ -120,6 +150,10 @@ int mt_record_window(struct mt_tls *t, unsigned e)
 	if (!e)
 		return 0;
 	pthread_mutex_lock(&lock);
+	if (e == MT_EPOCH_UNDECIDED) {
+		mt_recorder_init();
+		decide_locked();
+	}
 	int ok = window_ready(t);
 	pthread_mutex_unlock(&lock);
 	if (!ok)
@@ -157,9 +191,7 @@ static void thread_exit(void *arg)
 {
 	struct mt_tls *t = arg;
 	lock_busy();
-	mt_window_release(t, &file);
-	mt_slot_put(t->slot);
-	t->slot = NULL;
+	mt_slot_exited(t->slot);
 	unlock_busy();
 }
 
@@ -186,12 +218,15 @@ static void child_after_fork(void)
 
 static void init(void)
 {
-	mt_tls.busy = 1; /* what libc allocates for us here is not the program's */
+	/* What libc allocates for us here is not the program's.  Restored, not
+	 * cleared: the first recorded call may be what runs this. */
+	uint8_t was_busy = mt_tls.busy;
+	mt_tls.busy = 1;
 	mt_next_resolve();
 	mt_say_keep_stderr();
 	pthread_key_create(&exit_key, thread_exit);
 	pthread_atfork(lock_busy, unlock_busy, child_after_fork);
-	mt_tls.busy = 0;
+	mt_tls.busy = was_busy;
 }
 
 void mt_recorder_init(void)
@@ -222,6 +257,14 @@ int mt_recorder_start(void)
 		rc = pause_locked(0);
 	unlock_busy();
 	return rc;
+}
+
+void mt_recorder_autostart(void)
+{
+	if (api_enter())
+		return;
+	decide_locked();
+	unlock_busy();
 }
 
 int mt_recorder_stop(void)
@@ -274,20 +317,45 @@ uint64_t mt_recorder_sync(void)
 }
 
 /* A vfork child shares our memory but not our pid: it must not end the
- * parent's trace, so only the process that opened the file stops it. */
+ * parent's trace, so only the process that opened the file ends it. */
+static int ours_locked(void)
+{
+	return file_epoch && file.info.pid == (uint32_t)getpid();
+}
+
+void mt_recorder_image_end(void)
+{
+	if (api_enter())
+		return;
+	if (ours_locked())
+		stop_locked();
+	unlock_busy();
+}
+
+/*
+ * exec: the trace is sealed as if stopped, so it is whole if the exec
+ * succeeds (the close-on-exec descriptor goes with the old image); the
+ * file stays open, and after a failed exec (a PATH search tries one
+ * directory after another) recording goes on in the same file.
+ */
 int mt_recorder_exec_begin(void)
 {
 	if (api_enter())
 		return 0;
-	int was = file_epoch && file.info.pid == (uint32_t)getpid();
+	int was = ours_locked();
 	if (was)
-		stop_locked();
+		seal_locked();
 	unlock_busy();
 	return was;
 }
 
 void mt_recorder_exec_failed(int was_recording)
 {
-	if (was_recording)
-		mt_recorder_start();
+	if (!was_recording || api_enter())
+		return;
+	if (ours_locked()) {
+		new_epoch_locked();
+		mt_file_update(&file, file.records, 0);
+	}
+	unlock_busy();
 }

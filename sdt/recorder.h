@@ -15,8 +15,11 @@
 #include "rec_thread.h"
 #include "trace_codec.h"
 
-/* Non-zero while recording (not stopped, not paused). */
+/* Non-zero while recording (not stopped, not paused), and while the
+ * library has not yet decided whether to record (MT_EPOCH_UNDECIDED: the
+ * first calls then take the slow path, which decides). */
 extern unsigned mt_rec_epoch;
+#define MT_EPOCH_UNDECIDED 0xffffffffu
 
 static inline int mt_recording(void)
 {
@@ -87,8 +90,14 @@ int mt_recorder_pause(int pause);
 int mt_recorder_reset(void);
 uint64_t mt_recorder_sync(void);
 
-/* Before exec or _exit: finish this image's trace (returns 1 if it was
- * recording); after a failed exec, resume into a new file. */
+/* Autostart (autostart.c, built once per library): does this library
+ * record without being asked?  mt_recorder_autostart acts on it, once. */
+int mt_autostart_wanted(void);
+void mt_recorder_autostart(void);
+
+/* _exit: finish this image's trace.  exec: seal it (returns 1 if it was
+ * recording), and after a failed exec go on recording in the same file. */
+void mt_recorder_image_end(void);
 int mt_recorder_exec_begin(void);
 void mt_recorder_exec_failed(int was_recording);
 

@@ -5,6 +5,8 @@
  *
  * Usage: rec_fork DIR        parent: logs to DIR/parent.log, forks
  *        rec_fork DIR exec   the exec'd image: logs to DIR/exec.log
+ * The child first tries an exec that fails, as a PATH search does: its
+ * calls before and after that belong in one trace.
  */
 #include "config.h"
 
@@ -51,6 +53,8 @@ int main(int argc, char **argv)
 		close(rec_log_fd);
 		open_log(argv[1], "child.log");
 		some_calls(2);
+		execl("/nonexistent/rec_fork", argv[0], argv[1], "exec", (char *)NULL);
+		some_calls(5);
 		execl("/proc/self/exe", argv[0], argv[1], "exec", (char *)NULL);
 		_exit(127);
 	}

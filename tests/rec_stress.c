@@ -1,16 +1,24 @@
 /*
  * rec_stress - the situations an interposed recorder tends to break in.
  *
- * Usage: rec_stress churn N   N short threads, a few at a time
+ * Usage: rec_stress churn N   N short threads, a few at a time; then
+ *                             prints "mappings M", the lines of
+ *                             /proc/self/maps (a leak per thread shows)
  *        rec_stress signal    a signal handler that allocates, firing
  *                             while the main thread allocates
  *        rec_stress dlopen    dlopen/dlclose of a library, repeatedly
+ *        rec_stress fds FILE  a daemon's start: closes every descriptor
+ *                             above 2, opens FILE (append) under every
+ *                             number from 3 to 127, writes "fd N" lines
+ *                             through each, and allocates enough to need
+ *                             new trace windows in between
  * Every mode also allocates malloc(REC_CTOR_SIZE) in a constructor, before
  * main, which the trace must hold.
  */
 #include "config.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -18,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #define REC_CTOR_SIZE 0xc0c0
 
@@ -47,7 +56,53 @@ static int churn(long n)
 		while (k--)
 			pthread_join(th[k], NULL);
 	}
+	FILE *maps = fopen("/proc/self/maps", "r");
+	int lines = 0;
+	for (int c; maps && (c = getc(maps)) != EOF;)
+		lines += c == '\n';
+	if (maps)
+		fclose(maps);
+	printf("mappings %d\n", lines);
 	return 0;
+}
+
+/* Many calls of one thread: enough records for several trace windows. */
+static void busy_allocating(long calls)
+{
+	void *live[64] = { 0 };
+	for (long i = 0; i < calls; i++) {
+		free(live[i % 64]);
+		live[i % 64] = malloc(8 + (size_t)i % 300);
+	}
+	for (int k = 0; k < 64; k++)
+		free(live[k]);
+}
+
+static int say_fd(int fd)
+{
+	char line[32];
+	int n = snprintf(line, sizeof line, "fd %d\n", fd);
+	return write(fd, line, (size_t)n) == n ? 0 : 1;
+}
+
+static int fds(const char *file)
+{
+	enum { LAST_FD = 127 };
+	busy_allocating(100000);
+	for (int fd = 3; fd < 1024; fd++)
+		close(fd);
+	for (int fd = 3; fd <= LAST_FD; fd++)
+		if (open(file, O_WRONLY | O_APPEND | O_CREAT, 0644) != fd) {
+			fprintf(stderr, "rec_stress: %s did not open as fd %d\n", file, fd);
+			return 1;
+		}
+	int rc = 0;
+	for (int fd = 3; fd <= LAST_FD; fd++)
+		rc |= say_fd(fd);
+	busy_allocating(1000000);
+	for (int fd = 3; fd <= LAST_FD; fd++)
+		rc |= say_fd(fd);
+	return rc;
 }
 
 static volatile sig_atomic_t handled;
@@ -104,8 +159,10 @@ int main(int argc, char **argv)
 		rc = signals();
 	else if (argc == 2 && strcmp(argv[1], "dlopen") == 0)
 		rc = dlopens();
+	else if (argc == 3 && strcmp(argv[1], "fds") == 0)
+		rc = fds(argv[2]);
 	else
-		fprintf(stderr, "usage: rec_stress churn N | signal | dlopen\n");
+		fprintf(stderr, "usage: rec_stress churn N | signal | dlopen | fds FILE\n");
 	free(ctor_block);
 	return rc;
 }

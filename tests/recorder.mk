@@ -25,6 +25,10 @@ tests_rec_stress_LDADD = $(LIBS)
 tests_rec_api_SOURCES = tests/rec_api.c
 tests_rec_api_CFLAGS = $(REC_CFLAGS)
 tests_rec_api_LDADD = sdt/libmtrace.la
+check_LTLIBRARIES += tests/rec_early.la
+tests_rec_early_la_SOURCES = tests/rec_early.c
+tests_rec_early_la_CFLAGS = $(REC_CFLAGS)
+tests_rec_early_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 tests_rec_cxx_SOURCES = tests/rec_cxx.cc
 tests_rec_cxx_CXXFLAGS = -std=c++17 -pthread
 
