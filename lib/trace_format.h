@@ -11,9 +11,9 @@
  *
  * Every window starts at a multiple of MT_TRACE_ALIGN, belongs to exactly one
  * thread, and holds a 64-byte window header followed by records.  Windows are
- * claimed by threads with one atomic add on the next free file offset, so
- * windows of different threads interleave in the file; a thread's windows are
- * put back in order by their sequence number.
+ * claimed by threads at the next free file offset, so windows of different
+ * threads interleave in the file; a thread's windows are put back in order
+ * by their sequence number.
  *
  * All fixed-width fields are little-endian whatever the writing machine; the
  * endian byte in the file header tells what the traced machine was.
