@@ -32,6 +32,8 @@ struct want {
 static struct want *wants;
 static size_t nwants;
 static int skip_before, prefix, exit_frees;
+/* Chunk flags are glibc's: another allocator below records none. */
+static int chunk_flags_apply;
 static const char *trace_path;
 
 static unsigned call_by_name(const char *name)
@@ -52,15 +54,21 @@ static void read_log(const char *path)
 	}
 	char call[32];
 	unsigned long long in, out, nmemb, size, align, usable;
-	unsigned tid;
+	unsigned tid, chunk;
 	int rc;
-	while (fscanf(f, "%u %31s %llx %llx %llu %llu %llu %d %llu", &tid, call, &in, &out, &nmemb,
-		      &size, &align, &rc, &usable) == 9) {
+	while (fscanf(f, "%u %31s %llx %llx %llu %llu %llu %d %llu %x", &tid, call, &in, &out,
+		      &nmemb, &size, &align, &rc, &usable, &chunk) == 10) {
 		wants = realloc(wants, (nwants + 1) * sizeof *wants);
 		struct mt_rec r = { .call = (uint8_t)call_by_name(call), .ptr_in = in, .ptr_out = out,
 				    .nmemb = nmemb, .size = size, .align = align, .usable = usable };
 		if (r.call == MT_CALL_POSIX_MEMALIGN && !out)
 			r.rc = (uint32_t)rc;
+		/* The flags the recorder must have set, from what the program saw. */
+		r.flags = (uint8_t)(chunk_flags_apply ? chunk : 0);
+		if (mt_call_has_in(r.call) && !in)
+			r.flags |= MT_RF_NULL_IN;
+		if (mt_call_allocates(r.call) && !out)
+			r.flags |= MT_RF_NULL_OUT;
 		wants[nwants++] = (struct want){ .tid = tid, .r = r };
 	}
 	fclose(f);
@@ -74,15 +82,15 @@ static int same(const struct mt_rec *a, const struct mt_rec *b)
 {
 	return a->call == b->call && a->ptr_in == b->ptr_in && a->ptr_out == b->ptr_out &&
 	       a->nmemb == b->nmemb && a->size == b->size && a->align == b->align &&
-	       a->rc == b->rc && a->usable == b->usable;
+	       a->rc == b->rc && a->usable == b->usable && a->flags == b->flags;
 }
 
 static void show(char *buf, size_t n, const struct mt_rec *r)
 {
 	snprintf(buf, n, "%s(in 0x%" PRIx64 ", nmemb %" PRIu64 ", size %" PRIu64 ", align %" PRIu64
-		 ") = 0x%" PRIx64 " rc %u usable %" PRIu64,
+		 ") = 0x%" PRIx64 " rc %u usable %" PRIu64 " flags 0x%x",
 		 mt_call_name(r->call), r->ptr_in, r->nmemb, r->size, r->align, r->ptr_out, r->rc,
-		 r->usable);
+		 r->usable, r->flags);
 }
 
 static size_t thread_of(const struct mt_trace *t, uint32_t tid)
@@ -108,7 +116,6 @@ static struct mt_rec *read_thread(const struct mt_trace *t, uint32_t tid, size_t
 	while ((rc = mt_trace_cursor_next(&c, &r, &recno, &e)) > 0) {
 		if (r.call == MT_CALL_EVENT)
 			continue; /* derived allocator events are not calls */
-		r.flags = 0;
 		r.ts = 0;
 		all = realloc(all, (*n + 1) * sizeof *all);
 		all[(*n)++] = r;
@@ -190,13 +197,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	trace_path = argv[i];
-	read_log(argv[i + 1]);
 	struct mt_error e;
 	struct mt_trace *t = mt_trace_open(trace_path, &e);
 	if (!t) {
 		mt_error_print("rec_expect", &e);
 		return 1;
 	}
+	chunk_flags_apply = mt_trace_get_info(t)->allocator == MT_ALLOC_GLIBC;
+	read_log(argv[i + 1]);
 	const char *const *w = mt_trace_warnings(t);
 	if (*w && !prefix) {
 		fprintf(stderr, "rec_expect: unexpected warning: %s\n", *w);

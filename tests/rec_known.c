@@ -7,8 +7,9 @@
  * Every call type and argument shape the recorder must get right: realloc
  * from NULL, growing, shrinking and to 0; every memalign variant, including
  * a failing posix_memalign; calloc; reallocarray; a malloc too big to
- * succeed; free(NULL); and blocks freed by another thread than the one that
- * allocated them.
+ * succeed; free(NULL); a block big enough to be mmapped; blocks of the
+ * threads' own arenas; and blocks freed by another thread than the one
+ * that allocated them.
  */
 #include "config.h"
 
@@ -92,6 +93,7 @@ static void *worker(void *arg)
 	void *huge = malloc(SIZE_MAX / 2); /* fails */
 	rec_log("malloc", 0, huge, 0, SIZE_MAX / 2, 0, 0);
 	rec_free(NULL);
+	rec_free(logged_malloc((4 << 20) + k)); /* above any mmap threshold */
 
 	handoff[k] = logged_malloc(1000 + k);
 	pthread_barrier_wait(&barrier);

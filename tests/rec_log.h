@@ -7,7 +7,11 @@
  * buffer, no allocation, so logging adds no calls of its own to the trace,
  * and each line is in the file before the next call (kill -9 safe).
  *
- * Line: TID CALL IN OUT NMEMB SIZE ALIGN RC USABLE (pointers in hex).
+ * Line: TID CALL IN OUT NMEMB SIZE ALIGN RC USABLE CHUNK (pointers and
+ * CHUNK in hex).  CHUNK is what glibc's chunk header said of the block
+ * (the returned one; for free, the one freed, read before the free), as
+ * the trace's MMAPPED (0x10) and NON_MAIN (0x20) flags: the recorder reads
+ * the same header, and the check holds it to what the program saw.
  */
 #ifndef REC_LOG_H
 #define REC_LOG_H
@@ -30,24 +34,39 @@ static inline void rec_log_open(const char *path)
 	}
 }
 
-/* `in` is an address, not a pointer: it may name a block already freed. */
-static inline void rec_log(const char *call, uintptr_t in, void *out, size_t nmemb,
-			   size_t size, size_t align, int rc)
+/* glibc's chunk header word below a live block, as trace flags. */
+static inline unsigned rec_chunk_flags(const void *p)
+{
+	size_t h = ((const size_t *)p)[-1];
+	return (h & 2 ? 0x10u : 0) | (h & 4 ? 0x20u : 0);
+}
+
+static inline void rec_log_line(const char *call, uintptr_t in, void *out, size_t nmemb,
+				size_t size, size_t align, int rc, unsigned chunk)
 {
 	char line[256];
 	size_t usable = out ? malloc_usable_size(out) : 0;
-	int n = snprintf(line, sizeof line, "%d %s 0x%lx 0x%lx %zu %zu %zu %d %zu\n", (int)gettid(),
-			 call, (unsigned long)in, (unsigned long)out, nmemb, size, align, rc, usable);
+	int n = snprintf(line, sizeof line, "%d %s 0x%lx 0x%lx %zu %zu %zu %d %zu 0x%x\n",
+			 (int)gettid(), call, (unsigned long)in, (unsigned long)out, nmemb, size,
+			 align, rc, usable, chunk);
 	if (write(rec_log_fd, line, (size_t)n) != n)
 		_exit(3);
 }
 
-/* free(p) logged: the address is taken before the block is gone. */
+/* `in` is an address, not a pointer: it may name a block already freed. */
+static inline void rec_log(const char *call, uintptr_t in, void *out, size_t nmemb,
+			   size_t size, size_t align, int rc)
+{
+	rec_log_line(call, in, out, nmemb, size, align, rc, out ? rec_chunk_flags(out) : 0);
+}
+
+/* free(p) logged: the address and header are taken before the block is gone. */
 static inline void rec_free(void *p)
 {
 	uintptr_t addr = (uintptr_t)p;
+	unsigned chunk = p ? rec_chunk_flags(p) : 0;
 	free(p);
-	rec_log("free", addr, NULL, 0, 0, 0, 0);
+	rec_log_line("free", addr, NULL, 0, 0, 0, 0, chunk);
 }
 
 /* The first call of every logged run: an unusual size the checker can find
