@@ -86,35 +86,32 @@ static void fill_args(char **argv, const char *arg0, size_t n, va_list *ap)
 		argv[i] = va_arg(*ap, char *);
 }
 
+/* Declares `argv` (on the stack) holding arg0 and the arguments after it,
+ * and leaves `ap` just past their NULL, open, for execle's envp. */
+#define ARGV_FROM_LIST(arg0)                 \
+	va_list ap;                          \
+	va_start(ap, arg0);                  \
+	size_t nargs_ = count_args(ap);      \
+	char *argv[nargs_ + 1];              \
+	fill_args(argv, arg0, nargs_, &ap)
+
 MT_EXPORT int execl(const char *path, const char *arg, ...)
 {
-	va_list ap;
-	va_start(ap, arg);
-	size_t n = count_args(ap);
-	char *argv[n + 1];
-	fill_args(argv, arg, n, &ap);
+	ARGV_FROM_LIST(arg);
 	va_end(ap);
 	return execve(path, argv, environ);
 }
 
 MT_EXPORT int execlp(const char *file, const char *arg, ...)
 {
-	va_list ap;
-	va_start(ap, arg);
-	size_t n = count_args(ap);
-	char *argv[n + 1];
-	fill_args(argv, arg, n, &ap);
+	ARGV_FROM_LIST(arg);
 	va_end(ap);
 	return execvpe(file, argv, environ);
 }
 
 MT_EXPORT int execle(const char *path, const char *arg, ...)
 {
-	va_list ap;
-	va_start(ap, arg);
-	size_t n = count_args(ap);
-	char *argv[n + 1];
-	fill_args(argv, arg, n, &ap);
+	ARGV_FROM_LIST(arg);
 	char *const *envp = va_arg(ap, char *const *);
 	va_end(ap);
 	return execve(path, argv, envp);

@@ -11,20 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "fmt_gen.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                  \
-	do {                                                                              \
-		if (!(cond)) {                                                            \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);              \
-			fprintf(stderr, __VA_ARGS__);                                     \
-			fputc('\n', stderr);                                              \
-			if (++failures > 20)                                              \
-				exit(1);                                                  \
-		}                                                                         \
-	} while (0)
 
 static const uint64_t edges[] = {
 	0, 1, 63, 64, 127, 128, 16383, 16384, UINT32_MAX, (uint64_t)UINT32_MAX + 1,
@@ -173,7 +161,5 @@ int main(void)
 	test_records();
 	test_chain();
 	test_invalid();
-	if (failures)
-		fprintf(stderr, "%d failures\n", failures);
-	return failures ? 1 : 0;
+	return check_result();
 }

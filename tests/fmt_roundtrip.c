@@ -12,21 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "fmt_gen.h"
 #include "trace.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                  \
-	do {                                                                              \
-		if (!(cond)) {                                                            \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);              \
-			fprintf(stderr, __VA_ARGS__);                                     \
-			fputc('\n', stderr);                                              \
-			if (++failures > 20)                                              \
-				exit(1);                                                  \
-		}                                                                         \
-	} while (0)
 
 #define FREQ 2400000000ull /* a TSC-like frequency, not a round 1 GHz */
 
@@ -193,7 +181,5 @@ int main(void)
 	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
 		run(&layouts[i], dir);
-	if (failures)
-		fprintf(stderr, "%d failures\n", failures);
-	return failures ? 1 : 0;
+	return check_result();
 }

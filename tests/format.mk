@@ -6,9 +6,9 @@ FMT_TEST_PROGS = tests/fmt_codec tests/fmt_roundtrip
 check_PROGRAMS += $(FMT_TEST_PROGS) tests/fmt_synth
 TESTS += $(FMT_TEST_PROGS)
 
-tests_fmt_codec_SOURCES = tests/fmt_codec.c tests/fmt_gen.h
+tests_fmt_codec_SOURCES = tests/fmt_codec.c tests/fmt_gen.h tests/check.h
 tests_fmt_codec_LDADD = lib/libmtformat.la
-tests_fmt_roundtrip_SOURCES = tests/fmt_roundtrip.c tests/fmt_gen.h
+tests_fmt_roundtrip_SOURCES = tests/fmt_roundtrip.c tests/fmt_gen.h tests/check.h
 tests_fmt_roundtrip_LDADD = lib/libmtformat.la
 tests_fmt_synth_SOURCES = tests/fmt_synth.c tests/fmt_gen.h
 tests_fmt_synth_LDADD = lib/libmtformat.la
