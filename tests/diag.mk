@@ -17,7 +17,7 @@ DIAG_TESTS = tests/t-diag-log-import.sh tests/t-diag-log-sample.sh tests/t-diag-
 	tests/t-diag-scripts-sizes.sh tests/t-diag-scripts-stap.sh tests/t-diag-scripts-wrapper.sh \
 	tests/t-diag-scripts-maps.sh
 TESTS += $(DIAG_TESTS)
-EXTRA_DIST += $(DIAG_TESTS) tests/diag-bt.sh tests/data/malloc-log.sample
+EXTRA_DIST += $(DIAG_TESTS) tests/diag-bt.sh tests/diag-stap.sh tests/data/malloc-log.sample
 
 # Derived glibc events (sdt/glibc_*.c) and the live report stap/malloc.stp,
 # malloc.bt: diag_glibc does known things to glibc's allocator and prints

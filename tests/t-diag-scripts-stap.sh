@@ -4,22 +4,17 @@
 # against the built libmtrace.so's markers, translate to C), and a library
 # without markers selects the fallback that says so.
 #
-# stap needs a kernel build tree even to translate; a stand-in is made here
-# from /proc/config.gz, since this machine cannot load modules anyway.
+# stap needs a kernel build tree even to translate: tests/diag-stap.sh
+# makes a stand-in.
 . "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/diag-stap.sh"
 [ -n "${STAP:-}" ] || skip "stap not found by configure"
 [ -f "$MTRACE_LIB" ] || fail "$MTRACE_LIB is not built"
-[ -r /proc/config.gz ] || skip "no /proc/config.gz to make a stand-in kernel build tree from"
-
-mkdir -p kernel/include/config
-zcat /proc/config.gz >kernel/.config
-: >kernel/Module.symvers
-echo 'all:' >kernel/Makefile
-uname -r >kernel/include/config/kernel.release
+stap_tree
 
 prog="$top_builddir/tests/diag_calls"
 for s in malloc-log malloc-stacks malloc-leaks malloc-sizes; do
-	"$STAP" -p3 -r "$t_dir/kernel" -d "$prog" --ldd "$top_builddir/stap/$s.stp" "$MTRACE_LIB" \
+	"$STAP" -p3 -r "$stap_tree" -d "$prog" --ldd "$top_builddir/stap/$s.stp" "$MTRACE_LIB" \
 		>"$s.c" 2>"$s.err" || fail "stap -p3 $s.stp: $(grep -v 'symbol table missing' "$s.err" | head -n 3)"
 	grep -q 'mark(\\"malloc_[a-z]*\\")' "$s.c" || fail "$s.stp: no marker probe in the translation"
 done
@@ -27,7 +22,7 @@ done
 # libc has no mtrace markers: the scripts fall back to a begin probe whose
 # error() names the library.
 libc=$(ldd "$prog" | awk '/libc\.so\.6/ { print $3 }')
-"$STAP" -p2 -r "$t_dir/kernel" "$top_builddir/stap/malloc-log.stp" "$libc" >fallback 2>&1 ||
+"$STAP" -p2 -r "$stap_tree" "$top_builddir/stap/malloc-log.stp" "$libc" >fallback 2>&1 ||
 	fail "stap -p2 malloc-log.stp with libc: $(head -n 3 fallback)"
 grep -q "^begin /\* <- process(\"$libc\").mark(\"malloc_return\")!,begin" fallback ||
 	fail "malloc-log.stp with libc did not fall back to its 'no markers' probe"
