@@ -25,6 +25,6 @@ EXTRA_DIST += $(DIAG_TESTS) tests/diag-bt.sh tests/diag-stap.sh tests/data/mallo
 check_PROGRAMS += tests/diag_glibc
 tests_diag_glibc_SOURCES = tests/diag_glibc.c
 GLIBC_DIAG_TESTS = tests/t-diag-glibc-events.sh tests/t-diag-glibc-bt.sh \
-	tests/t-diag-glibc-stp.sh
+	tests/t-diag-glibc-stp.sh tests/t-diag-glibc-others.sh
 TESTS += $(GLIBC_DIAG_TESTS)
-EXTRA_DIST += $(GLIBC_DIAG_TESTS)
+EXTRA_DIST += $(GLIBC_DIAG_TESTS) tests/diag-record.sh

@@ -3,29 +3,10 @@
 # glibc's own state.  diag_glibc runs under the recorder (which switches
 # the derivations on and records them as events); what it prints is what
 # glibc says (mallinfo2, malloc_info, chunk headers), and the trace's
-# events must add up to it.  Also: nothing is derived over jemalloc, and
-# an explicit threshold (mallopt or tunable) stops the dynamic raise.
+# events must add up to it.  Also: an explicit threshold (mallopt or
+# tunable) stops the dynamic raise.  (Other allocators: t-diag-glibc-others.)
 . "$top_srcdir/tests/lib.sh"
-
-prog="$top_builddir/tests/diag_glibc"
-
-# record NAME MODE [ENV...]: runs diag_glibc MODE under the recorder; its
-# "key value" lines go to NAME.out, the trace's events to NAME.ev, one
-# "tid event arg1 arg2" line each (decimal).
-record() {
-	name=$1 mode=$2
-	shift 2
-	env "$@" LD_PRELOAD="${PRELOAD:-$MTRACE_LIB}" MTRACE_CTL_FILE="$t_dir/$name.trace" \
-		MTRACE_CTL_QUIET=1 "$prog" "$mode" >"$name.out" || fail "diag_glibc $mode failed"
-	set -- "$name".trace.*
-	[ -f "$1" ] || fail "diag_glibc $mode left no trace"
-	mtrace-dump --json "$1" >"$name.json" || fail "mtrace-dump cannot read the $mode trace"
-	sed -n 's/.*"tid":\([0-9]*\),.*"event":"\([a-z_]*\)","args":\[\([0-9]*\),\([0-9]*\)\].*/\1 \2 \3 \4/p' \
-		"$name.json" >"$name.ev"
-}
-
-said() { sed -n "s/^$2 //p" "$1.out"; }
-count() { grep -c " $2 " "$1.ev" || true; }
+. "$top_srcdir/tests/diag-record.sh"
 
 # 8 threads at once: 8 new arenas, each first seen with its first heap, by
 # 8 different threads; heaps plus sbrk are everything glibc got from the
@@ -144,10 +125,4 @@ expect_eq "sbrk total vs mallinfo2.arena" "$(said sbrk trimmed)" "$(awk '
 	$2 == "memory_sbrk_less" { t -= $4 }
 	END { printf "%d\n", t }' sbrk.ev)"
 
-# Over another allocator there is nothing of glibc's to derive.
-jemalloc=$(ldconfig -p | sed -n 's/.*libjemalloc\.so\.2 .*=> //p' | head -n 1)
-[ -n "$jemalloc" ] || skip "libjemalloc.so.2 not installed (the glibc checks above passed)"
-PRELOAD="$MTRACE_LIB $jemalloc" record jemalloc threshold
-grep -q '"call":"free"' jemalloc.json || fail "the jemalloc run recorded no calls"
-expect_eq "events over jemalloc" 0 "$(wc -l <jemalloc.ev)"
 pass
