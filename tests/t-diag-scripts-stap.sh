@@ -19,6 +19,17 @@ for s in malloc-log malloc-stacks malloc-leaks malloc-sizes; do
 	grep -q 'mark(\\"malloc_[a-z]*\\")' "$s.c" || fail "$s.stp: no marker probe in the translation"
 done
 
+# malloc-log.stp prints the lines malloc-log.bt prints (the checked-in
+# sample is the bpftrace one): the same "mlog1 ..." formats, call by call,
+# once stap's %d/%u/%x and bpftrace's %lu/%lx are taken alike.
+mlog_formats() { # SCRIPT
+	sed -n 's/.*printf("\(mlog1 [^"]*\)".*/\1/p' "$1" | sed 's/%l*[du]/%d/g; s/%lx/%x/g' | sort -u
+}
+mlog_formats "$top_builddir/stap/malloc-log.stp" >stp.formats
+mlog_formats "$top_srcdir/stap/malloc-log.bt.in" >bt.formats   # every call, built or not
+[ "$(wc -l <bt.formats)" -ge 10 ] || fail "malloc-log.bt: only $(wc -l <bt.formats) mlog1 formats found"
+diff -u bt.formats stp.formats >&2 || fail "malloc-log.stp and malloc-log.bt print different lines (diff above)"
+
 # libc has no mtrace markers: the scripts fall back to a begin probe whose
 # error() names the library.
 libc=$(ldd "$prog" | awk '/libc\.so\.6/ { print $3 }')
