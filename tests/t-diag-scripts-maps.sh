@@ -2,11 +2,15 @@
 # t-diag-scripts-maps.sh - malloc-leaks.bt and malloc-stacks.bt past
 # the size of bpftrace's maps.  diag_calls many 20000 leaks 10000 blocks of
 # 32 bytes from leak_many(), more than the default 4096 keys; diag_calls
-# paths 8 allocates once from each of 256 distinct stacks.  Run through
+# paths D allocates once from each of 2^D distinct stacks.  Run through
 # mtrace-bt, which gives bpftrace room, the figures must be exact; with
 # the limit forced below them (4096 blocks, 64 stacks: printing thousands
 # of stacks takes bpftrace minutes) the scripts must say what they could
 # not count rather than print wrong totals.
+#
+# The exact stack count uses 32 stacks only: bpftrace files stacks in a
+# table by hash and drops, without a word, a stack whose slot another
+# holds (mtrace-scripts(7)); at 256 stacks that hit about one run in ten.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/diag-bt.sh"
 bt_require
@@ -38,8 +42,8 @@ expect_eq "stacks and blocks leaked from leak_many" "1 10000" "$(total leaks.out
 expect_eq "stacks and bytes leaked from leak_many" "1 320000" "$(total leaks.out leaked_bytes leak_many)"
 ! grep '^# malloc-leaks: .* not' leaks.out || fail "malloc-leaks.bt warned with room for every block"
 
-watch stacks.out malloc-stacks.bt paths 8
-expect_eq "stacks and calls through next()" "256 256" "$(total stacks.out stacks next)"
+watch stacks.out malloc-stacks.bt paths 5
+expect_eq "stacks and calls through next()" "32 32" "$(total stacks.out stacks next)"
 ! grep '^# malloc-stacks: .* not' stacks.out || fail "malloc-stacks.bt warned with room for every stack"
 
 BPFTRACE_MAP_KEYS_MAX=4096
