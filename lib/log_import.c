@@ -85,17 +85,31 @@ static int skippable(const uint8_t *p, const uint8_t *end)
 	return p == end || *p == '\n' || *p == '#' || starts_with(p, end, "Attaching ");
 }
 
-/* The first line that is not skippable, or NULL. */
+/* The first line that is not skippable, past its leading blanks, or NULL. */
 static const uint8_t *first_line(const uint8_t *p, const uint8_t *end)
 {
 	while (p < end) {
 		const uint8_t *nl = memchr(p, '\n', (size_t)(end - p));
 		const uint8_t *eol = nl ? nl : end;
-		if (!skippable(p, eol))
+		if (!skippable(p, eol)) {
+			while (*p == ' ' || *p == '\t')
+				p++;
 			return p;
+		}
 		p = eol + 1;
 	}
 	return NULL;
+}
+
+/* Text: no byte below space but blanks and line ends (UTF-8 passes).  A
+ * trace's magic ends in 0x1a and its header holds NULs, so traces fail. */
+static int is_text(const uint8_t *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (p[i] < 0x20 && p[i] != '\t' && p[i] != '\n' && p[i] != '\r' && p[i] != '\f' &&
+		    p[i] != '\v')
+			return 0;
+	return len > 0;
 }
 
 enum mt_log_kind mt_log_sniff(const uint8_t *head, size_t len)
@@ -103,14 +117,18 @@ enum mt_log_kind mt_log_sniff(const uint8_t *head, size_t len)
 	const uint8_t *end = head + len;
 	const uint8_t *p = first_line(head, end);
 
-	if (!p)
+	if (!is_text(head, len))
 		return MT_LOG_NONE;
-	if (starts_with(p, end, "mlog") && p + 4 < end && p[4] >= '1' && p[4] <= '9')
+	if (!p)
+		return MT_LOG_TEXT;
+	/* any version: the parser names one it does not know */
+	if (starts_with(p, end, "mlog") && p + 4 < end && p[4] >= '0' && p[4] <= '9')
 		return MT_LOG_MALLOC_LOG;
-	if (starts_with(p, end, "= Start") || starts_with(p, end, "@ ") ||
-	    starts_with(p, end, "+ 0x") || starts_with(p, end, "- 0x"))
+	/* glibc's operations, each followed by a space; "+ (nil) 0x10" too */
+	if (starts_with(p, end, "= Start") ||
+	    (p + 1 < end && strchr("@+-<>!", *p) && p[1] == ' '))
 		return MT_LOG_GLIBC_MTRACE;
-	return MT_LOG_NONE;
+	return MT_LOG_TEXT;
 }
 
 /* ---- reading ---- */
@@ -143,7 +161,7 @@ static int read_log(struct log_reader *r, FILE *f)
 		}
 		if (kind == MT_LOG_NONE) {
 			kind = mt_log_sniff((const uint8_t *)buf, len);
-			if (kind == MT_LOG_NONE) {
+			if (kind != MT_LOG_MALLOC_LOG && kind != MT_LOG_GLIBC_MTRACE) {
 				rc = mt_log_error(r, "neither a malloc-log ('mlog1 ...') nor a "
 						     "glibc MALLOC_TRACE line");
 				break;
@@ -156,6 +174,9 @@ static int read_log(struct log_reader *r, FILE *f)
 		rc = mt_error_set(r->e, r->path, "read failed: %s", strerror(errno));
 	if (rc == 0 && kind == MT_LOG_GLIBC_MTRACE)
 		rc = mt_mtrace_finish(r);
+	if (rc == 0 && r->ncalls == 0)
+		rc = mt_error_set(r->e, r->path, "no calls (blank, comments or a tracer's header only): "
+				  "was the program started after the script attached?");
 	free(buf);
 	return rc;
 }

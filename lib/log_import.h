@@ -14,9 +14,13 @@
 
 #include "mt_error.h"
 
-enum mt_log_kind { MT_LOG_NONE = 0, MT_LOG_MALLOC_LOG = 1, MT_LOG_GLIBC_MTRACE = 2 };
+/* MT_LOG_TEXT: text, but its first line is of neither kind (or it has no
+ * call line at all); importing it reports that line, or "no calls". */
+enum mt_log_kind { MT_LOG_NONE = 0, MT_LOG_MALLOC_LOG = 1, MT_LOG_GLIBC_MTRACE = 2, MT_LOG_TEXT = 3 };
 
-/* Which kind of log the first bytes of a file look like (MT_LOG_NONE if neither). */
+/* Which kind of log the first bytes of a file look like: MT_LOG_NONE only
+ * if they are empty or not text (a trace, or anything binary), so that
+ * every text input is the importer's to judge, line by line. */
 enum mt_log_kind mt_log_sniff(const uint8_t *head, size_t len);
 
 /* Reads the log at path ("-" for standard input) and writes the same calls

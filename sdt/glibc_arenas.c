@@ -17,7 +17,9 @@
  * Which arena a thread uses is the arena of the blocks it gets, except
  * blocks it freed itself from another arena: glibc's per-thread cache
  * hands those back, and they say nothing about the thread's arena.  A
- * short per-thread list of such frees filters them out.
+ * per-thread list of such frees, as long as the cache can hold, filters
+ * them out.  Nor does a block realloc returns in the old block's arena:
+ * glibc's realloc grows or moves a block within its own arena.
  *
  * Tables are fixed, lock-free (compare-and-swap on the key) and never
  * allocate: this runs inside malloc.
@@ -35,7 +37,8 @@
 #define MAIN_TAG ((uintptr_t)1)   /* the main arena, wherever it is */
 #define HEAP_SLOTS 4096           /* 256 GiB of heaps; more go untracked */
 #define ARENA_SLOTS 1024
-#define FOREIGN_SLOTS 64
+/* The cache holds up to 7 blocks in each of its 64 bins (2.26+ defaults). */
+#define FOREIGN_SLOTS (64 * 7)
 
 struct heap_slot {
 	uintptr_t heap;       /* key; never reset, so a slot is never reused */
@@ -64,7 +67,10 @@ static uintptr_t main_arena;
 static __thread struct {
 	uintptr_t arena;      /* MAIN_TAG, a non-main arena, or 0 = not yet known */
 	unsigned next;
-	uintptr_t foreign[FOREIGN_SLOTS];
+	/* Blocks (address / 16, truncated: 1.75 KiB of static TLS instead of
+	 * 3.5) freed into other arenas, the most recent FOREIGN_SLOTS; a false
+	 * match, 64 GiB away, would only hide one move. */
+	uint32_t foreign[FOREIGN_SLOTS];
 	struct heap_slot *heap_slot;
 	struct arena_slot *arena_slot;
 } self __attribute__((tls_model("initial-exec")));
@@ -202,21 +208,55 @@ static unsigned heap_update(struct heap_slot *hs, uintptr_t arena, int pinned)
 	return ev;
 }
 
-/* The main arena is a static in libc: the one arena on the arenas' ring
- * (malloc_state->next) that does not sit at the start of a heap. */
-static void locate_main_arena(uintptr_t a)
-{
-	for (int i = 0; i < ARENA_SLOTS && a; i++) {
-		uintptr_t owner;
+/*
+ * The main arena is a static in libc's data, with no symbol outside debug
+ * files, so it is found by its look: in the pages around __curbrk (also
+ * libc's data), the malloc_state whose top chunk lies in the sbrk heap
+ * below the break (system_mem of it) and whose bins 1-127 each either link
+ * to themselves (empty) or to chunks in that heap.  Random data does not
+ * pass 127 such pairs.  Done once, where a derived event first needs the
+ * address; it costs a few hundred system calls and loads then.
+ */
+#define MAIN_SCAN_PAGES 64   /* each way; libc's data is smaller */
 
-		if (!safe_read(a + GL_ARENA_NEXT, &a, sizeof a) || a == 0)
-			return;
-		if (!safe_read((a & ~(GL_HEAP_MAX_SIZE - 1)) + GL_HEAP_AR_PTR, &owner, sizeof owner) ||
-		    owner != a) {
+static int looks_like_main_arena(uintptr_t a, uintptr_t brk)
+{
+	const uintptr_t *w = (const uintptr_t *)a;
+	uintptr_t mem = w[GL_ARENA_SYSTEM_MEM / sizeof *w], lo = brk - mem;
+	uintptr_t top = w[GL_ARENA_TOP / sizeof *w];
+	int empty = 0;
+
+	if (mem == 0 || mem % 4096 != 0 || mem > brk || top < lo || top >= brk)
+		return 0;
+	for (size_t i = 1; i <= GL_ARENA_BIN_COUNT; i++) {
+		size_t at = GL_ARENA_BINS + (i - 1) * 2 * sizeof *w;
+		uintptr_t fd = w[at / sizeof *w], bk = w[at / sizeof *w + 1];
+		if (fd == a + at - 16 && bk == fd)
+			empty++;
+		else if (fd < lo || fd >= brk || bk < lo || bk >= brk)
+			return 0;
+	}
+	return empty > 0;
+}
+
+static void locate_main_arena(void)
+{
+	uintptr_t page = 4096, anchor = (uintptr_t)&__curbrk & ~(page - 1);
+	uintptr_t brk = (uintptr_t)(&__curbrk ? __atomic_load_n(&__curbrk, __ATOMIC_RELAXED) : NULL);
+	uintptr_t lo = anchor, hi = anchor + page;
+	char probe;
+
+	if (!anchor || !brk)
+		return;
+	while (lo > anchor - MAIN_SCAN_PAGES * page && safe_read(lo - page, &probe, 1))
+		lo -= page;
+	while (hi < anchor + MAIN_SCAN_PAGES * page && safe_read(hi, &probe, 1))
+		hi += page;
+	for (uintptr_t a = lo; a + GL_ARENA_SYSTEM_MEM + sizeof a <= hi; a += sizeof a)
+		if (looks_like_main_arena(a, brk)) {
 			__atomic_store_n(&main_arena, a, __ATOMIC_RELEASE);
 			return;
 		}
-	}
 }
 
 /* A new arena's system_mem must look like one (page multiple, at least
@@ -227,13 +267,19 @@ static void check_state_layout(uintptr_t a, uintptr_t heap_size)
 
 	if (mem < heap_size || mem % 4096 != 0 || mem > GL_HEAP_MAX_SIZE * ARENA_SLOTS)
 		state_ok = 0;
-	else if (!__atomic_load_n(&main_arena, __ATOMIC_ACQUIRE))
-		locate_main_arena(a);
 }
 
 static uintptr_t arena_address(uintptr_t tag)
 {
-	return tag == MAIN_TAG ? __atomic_load_n(&main_arena, __ATOMIC_ACQUIRE) : tag;
+	static int searched;
+
+	if (tag != MAIN_TAG)
+		return tag;
+	if (state_ok && !__atomic_load_n(&searched, __ATOMIC_ACQUIRE)) {
+		locate_main_arena();   /* threads racing here find the same */
+		__atomic_store_n(&searched, 1, __ATOMIC_RELEASE);
+	}
+	return __atomic_load_n(&main_arena, __ATOMIC_ACQUIRE);
 }
 
 uintptr_t mt_glibc_arena_of(const void *ptr, uintptr_t chunk)
@@ -245,19 +291,29 @@ uintptr_t mt_glibc_arena_of(const void *ptr, uintptr_t chunk)
 	return heap_word((uintptr_t)ptr & ~(GL_HEAP_MAX_SIZE - 1), GL_HEAP_AR_PTR);
 }
 
+static uint32_t foreign_key(const void *ptr)
+{
+	return (uint32_t)((uintptr_t)ptr >> 4);
+}
+
 /* A block this thread freed that belongs to another arena may come back
  * from its tcache; remember it (the most recent FOREIGN_SLOTS of them). */
 void mt_glibc_note_foreign_free(const void *ptr, uintptr_t chunk, uintptr_t arena)
 {
 	if ((chunk & ~(uintptr_t)GL_SIZE_BITS) > GL_TCACHE_MAX_CHUNK || arena == self.arena)
 		return;
-	self.foreign[self.next++ % FOREIGN_SLOTS] = (uintptr_t)ptr;
+	self.foreign[self.next] = foreign_key(ptr);
+	self.next = self.next + 1 == FOREIGN_SLOTS ? 0 : self.next + 1;
 }
 
+/* Only reached when a block's arena is not the thread's: the scan is paid
+ * by blocks that may be foreign, never by the common call. */
 static int took_foreign(const void *ptr)
 {
+	uint32_t key = foreign_key(ptr);
+
 	for (int i = 0; i < FOREIGN_SLOTS; i++)
-		if (self.foreign[i] == (uintptr_t)ptr) {
+		if (self.foreign[i] == key) {
 			self.foreign[i] = 0;
 			return 1;
 		}
@@ -269,12 +325,13 @@ static int is_main_thread(void)
 	return syscall(SYS_gettid) == getpid();
 }
 
-/* The thread got a block of arena `tag`: has it moved? */
-static void thread_uses(uintptr_t tag, const void *ptr, int arena_is_new)
+/* The thread got a block of arena `tag`: has it moved?  Not if a realloc
+ * kept the block in its arena (`kept`, else 0). */
+static void thread_uses(uintptr_t tag, const void *ptr, int arena_is_new, uintptr_t kept)
 {
 	uintptr_t prev = self.arena;
 
-	if (tag == prev || took_foreign(ptr))
+	if (tag == prev || tag == kept || took_foreign(ptr))
 		return;
 	self.arena = tag;
 	if (arena_is_new || (prev == 0 && tag == MAIN_TAG && is_main_thread()))
@@ -284,7 +341,7 @@ static void thread_uses(uintptr_t tag, const void *ptr, int arena_is_new)
 
 /* A block of heap h in arena a that the fast test could not clear. */
 static __attribute__((noinline)) void note_heap_block(const void *ptr, uintptr_t chunk,
-						      uintptr_t h, uintptr_t a)
+						      uintptr_t h, uintptr_t a, uintptr_t kept)
 {
 	struct heap_slot *hs;
 	struct arena_slot *as;
@@ -314,7 +371,7 @@ static __attribute__((noinline)) void note_heap_block(const void *ptr, uintptr_t
 				__atomic_store_n(&as->system_mem, mem, __ATOMIC_RELEASE);
 		}
 	}
-	thread_uses(a, ptr, fresh);
+	thread_uses(a, ptr, fresh, kept);
 }
 
 /*
@@ -322,14 +379,15 @@ static __attribute__((noinline)) void note_heap_block(const void *ptr, uintptr_t
  * arena, the heap it used last, nothing grown or shrunk - is settled by
  * this function's loads and compares alone (about 20 instructions); any
  * difference goes to note_heap_block, which finds out what changed.
+ * `kept` is the arena of the block a realloc was given, else 0.
  */
-void mt_glibc_note_block(const void *ptr, uintptr_t chunk)
+void mt_glibc_note_block(const void *ptr, uintptr_t chunk, uintptr_t kept)
 {
 	if (chunk & GL_IS_MMAPPED)
 		return;
 	if (!(chunk & GL_NON_MAIN_ARENA)) {
 		if (self.arena != MAIN_TAG)
-			thread_uses(MAIN_TAG, ptr, 0);
+			thread_uses(MAIN_TAG, ptr, 0, kept);
 		return;
 	}
 	if (arenas_off)
@@ -342,7 +400,7 @@ void mt_glibc_note_block(const void *ptr, uintptr_t chunk)
 	    __atomic_load_n(&hs->size, __ATOMIC_RELAXED) == heap_word(h, GL_HEAP_SIZE) &&
 	    (!state_ok || __atomic_load_n(&as->system_mem, __ATOMIC_RELAXED) == arena_system_mem(a)))
 		return;
-	note_heap_block(ptr, chunk, h, a);
+	note_heap_block(ptr, chunk, h, a, kept);
 }
 
 /*

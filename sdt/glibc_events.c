@@ -92,7 +92,6 @@ void mt_glibc_emit(unsigned ev, uint64_t a1, uint64_t a2)
  * call.  The reference is weak, so a C library without it falls back to
  * sbrk(0).
  */
-extern void *__curbrk __attribute__((weak));
 static uintptr_t brk_seen;
 
 static uintptr_t brk_now(void)
@@ -136,7 +135,7 @@ void mt_glibc_enter(struct mt_glibc_probe_state *s)
 		return;
 	mt_glibc_init();
 	s->active = 1;
-	s->freeing = 0;
+	s->arena = 0;
 	s->raises = 0;
 	brk_baseline();
 }
@@ -155,10 +154,8 @@ void mt_glibc_before_free_slow(struct mt_glibc_probe_state *s, void *ptr)
 	if (mt_in_boot_arena(ptr))
 		return;
 	chunk = (uintptr_t)mt_glibc_chunk_word(ptr);
-	s->freeing = 1;
 	s->chunk = chunk;
 	if (chunk & GL_IS_MMAPPED) {
-		s->arena = 0;
 		s->raises = mt_glibc_free_raises_threshold(chunk);
 		if (s->raises) {
 			s->saved_errno = errno;
@@ -179,8 +176,9 @@ void mt_glibc_leave_slow(struct mt_glibc_probe_state *s, void *result)
 		if (errno == 0)
 			errno = s->saved_errno;
 	}
-	if (s->freeing && s->arena)
+	if (s->arena)
 		mt_glibc_arena_freed(s->arena);
+	/* A block released and a result: realloc, whose block stays in its arena. */
 	if (result && !mt_in_boot_arena(result))
-		mt_glibc_note_block(result, (uintptr_t)mt_glibc_chunk_word(result));
+		mt_glibc_note_block(result, (uintptr_t)mt_glibc_chunk_word(result), s->arena);
 }

@@ -41,11 +41,11 @@ extern union mt_glibc_sems mt_glibc_sems;
 /* Per call: what enter and before_free learned, for leave. */
 struct mt_glibc_probe_state {
 	int active;          /* derivations run for this call */
-	int freeing;         /* before_free saw a block being released */
-	int raises;          /* freeing it raises the mmap threshold */
+	int raises;          /* the block freed raises the mmap threshold */
 	int saved_errno;     /* see mt_glibc_before_free_slow */
 	uintptr_t chunk;     /* its chunk header word */
-	uintptr_t arena;     /* its arena (0: mmapped, or main not located) */
+	uintptr_t arena;     /* the arena of the block released, if in one (not
+			      * mmapped, heaps aligned), else 0 */
 };
 
 /* Four loads, three ORs: non-zero when the call must be watched. */

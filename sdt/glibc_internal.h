@@ -27,6 +27,10 @@ static inline void mt_glibc_init(void)
 		mt_glibc_init_once();
 }
 
+/* glibc's cached program break, in libc's data; weak, so a C library
+ * without it leaves it NULL. */
+extern void *__curbrk __attribute__((weak));
+
 /* Threshold tracker: would freeing this mmapped chunk raise the dynamic
  * thresholds?  And: it was freed, raise them. */
 MT_HIDDEN int mt_glibc_free_raises_threshold(uintptr_t chunk);
@@ -38,7 +42,7 @@ MT_HIDDEN int mt_glibc_tunable(const char *name, const char *alias, unsigned lon
 
 /* Arena and heap tracker. */
 MT_HIDDEN uintptr_t mt_glibc_arena_of(const void *ptr, uintptr_t chunk);
-MT_HIDDEN void mt_glibc_note_block(const void *ptr, uintptr_t chunk);
+MT_HIDDEN void mt_glibc_note_block(const void *ptr, uintptr_t chunk, uintptr_t kept);
 MT_HIDDEN void mt_glibc_note_foreign_free(const void *ptr, uintptr_t chunk, uintptr_t arena);
 MT_HIDDEN void mt_glibc_arena_freed(uintptr_t arena);
 MT_HIDDEN void mt_glibc_arenas_init(void);

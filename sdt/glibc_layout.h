@@ -34,8 +34,12 @@
 /*
  * struct malloc_state from 2.27 on: mutex, flags, have_fastchunks (ints),
  * fastbinsY[10], top, last_remainder, bins[254], binmap[4], then next,
- * next_free, attached_threads, system_mem.
+ * next_free, attached_threads, system_mem.  An empty bin i links to
+ * itself: its fd and bk hold the address 16 bytes below its fd.
  */
+#define GL_ARENA_TOP 96
+#define GL_ARENA_BINS 112        /* bins[2 * (i - 1)], [.. + 1]: fd, bk of bin i */
+#define GL_ARENA_BIN_COUNT 127   /* bins 1 (unsorted) to 127 */
 #define GL_ARENA_NEXT 2160
 #define GL_ARENA_SYSTEM_MEM 2184
 #define GL_LAYOUT_MIN_MINOR 27   /* glibc 2.x versions these offsets hold for */

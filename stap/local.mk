@@ -30,5 +30,15 @@ $(DIAG_STAP_FILES): $(DIAG_STAP_FILES:=.in) stap/ustack-bt.stp.inc Makefile conf
 	    -e '/^@USTACK_BT@$$/{' -e 'r $(srcdir)/stap/ustack-bt.stp.inc' -e 'd' -e '}' \
 		$(srcdir)/$@.in >$@.tmp && mv $@.tmp $@
 
+# mtrace-bt: runs a .bt script after checking that the library has what
+# the script attaches to; knows where the scripts are installed.
+bin_SCRIPTS += stap/mtrace-bt
+CLEANFILES += stap/mtrace-bt
+EXTRA_DIST += stap/mtrace-bt.in
+stap/mtrace-bt: $(srcdir)/stap/mtrace-bt.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) stap && \
+	sed -e 's|@stapdir[@]|$(stapdir)|g' -e 's|@BPFTRACE[@]|$(BPFTRACE)|g' \
+		$(srcdir)/stap/mtrace-bt.in >$@.tmp && chmod +x $@.tmp && mv $@.tmp $@
+
 # What every script of stap/ does and how to run it.
 dist_man7_MANS = docs/mtrace-scripts.7

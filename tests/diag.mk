@@ -14,9 +14,10 @@ tests_diag_calls_CFLAGS = $(AM_CFLAGS) -fno-builtin -fno-omit-frame-pointer -fno
 
 DIAG_TESTS = tests/t-diag-log-import.sh tests/t-diag-log-sample.sh tests/t-diag-scripts-uprobes.sh \
 	tests/t-diag-scripts-log.sh tests/t-diag-scripts-stacks.sh tests/t-diag-scripts-leaks.sh \
-	tests/t-diag-scripts-sizes.sh tests/t-diag-scripts-stap.sh
+	tests/t-diag-scripts-sizes.sh tests/t-diag-scripts-stap.sh tests/t-diag-scripts-wrapper.sh \
+	tests/t-diag-scripts-maps.sh
 TESTS += $(DIAG_TESTS)
-EXTRA_DIST += $(DIAG_TESTS) tests/diag-bt.sh tests/data/malloc-log.sample
+EXTRA_DIST += $(DIAG_TESTS) tests/diag-bt.sh tests/diag-stap.sh tests/data/malloc-log.sample
 
 # Derived glibc events (sdt/glibc_*.c) and the live report stap/malloc.stp,
 # malloc.bt: diag_glibc does known things to glibc's allocator and prints
@@ -24,6 +25,6 @@ EXTRA_DIST += $(DIAG_TESTS) tests/diag-bt.sh tests/data/malloc-log.sample
 check_PROGRAMS += tests/diag_glibc
 tests_diag_glibc_SOURCES = tests/diag_glibc.c
 GLIBC_DIAG_TESTS = tests/t-diag-glibc-events.sh tests/t-diag-glibc-bt.sh \
-	tests/t-diag-glibc-stp.sh
+	tests/t-diag-glibc-stp.sh tests/t-diag-glibc-others.sh
 TESTS += $(GLIBC_DIAG_TESTS)
-EXTRA_DIST += $(GLIBC_DIAG_TESTS)
+EXTRA_DIST += $(GLIBC_DIAG_TESTS) tests/diag-record.sh

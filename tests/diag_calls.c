@@ -11,6 +11,12 @@
  *   diag_calls sizes        a fixed size mix per call type (see sizes())
  *   diag_calls leaks        leak_here() leaks 3 blocks of 1111, 2222 and
  *                           3333 bytes; churn() frees everything it takes
+ *   diag_calls paths D      one malloc from each of the 2^D call paths of
+ *                           left() and right(), D deep: 2^D distinct stacks
+ *   diag_calls many N       N blocks of 32 bytes from leak_many(), every
+ *                           other one freed: N/2 leaked from one stack,
+ *                           more live blocks than bpftrace's default map
+ *                           holds when N > 8192
  *   diag_calls loop STOP    a fixed batch of calls every 2 ms until the file
  *                           STOP exists or its parent (the test) dies;
  *                           creates STOP.running after the first batch, so
@@ -18,9 +24,10 @@
  *   diag_calls mtrace       the "log" sequence between mtrace() and
  *                           muntrace(), for glibc's MALLOC_TRACE
  *
- * With DIAG_HOLD=FIFO in the environment, stacks, sizes and leaks create
- * FIFO.ready when done and then wait for FIFO to be opened before exiting:
- * bpftrace names the frames of a user stack only while the process lives.
+ * With DIAG_HOLD=FIFO in the environment, stacks, sizes, leaks, paths and
+ * many create FIFO.ready when done and then wait for FIFO to be opened
+ * before exiting: bpftrace names the frames of a user stack only while the
+ * process lives.
  *
  * Nothing here uses stdio or anything else that allocates behind our back:
  * output goes through snprintf into the stack and write().  It is built
@@ -38,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -156,6 +164,45 @@ NOINLINE static void cold(void)
 		grab();
 }
 
+/* paths: next() calls left() or right() by one bit of the path number, so
+ * every path has its own chain of return addresses. */
+NOINLINE static void left(unsigned path, int depth);
+NOINLINE static void right(unsigned path, int depth);
+
+NOINLINE static void next(unsigned path, int depth)
+{
+	if (depth == 0) {
+		grab();
+		return;
+	}
+	if (path & 1)
+		left(path >> 1, depth - 1);
+	else
+		right(path >> 1, depth - 1);
+}
+
+NOINLINE static void left(unsigned path, int depth)
+{
+	next(path, depth);
+	sink++;
+}
+
+NOINLINE static void right(unsigned path, int depth)
+{
+	next(path, depth);
+	sink--;
+}
+
+static int run_paths(const char *depth)
+{
+	int d = atoi(depth);
+	if (d < 1 || d > 20)
+		return 2;
+	for (unsigned path = 0; path < 1u << d; path++)
+		next(path, d);
+	return 0;
+}
+
 static int run_stacks(void)
 {
 	cold();
@@ -216,6 +263,25 @@ static int run_leaks(void)
 	churn();
 	leak_here();
 	churn();
+	return 0;
+}
+
+NOINLINE static void *leak_many(void)
+{
+	return malloc(32);
+}
+
+static int run_many(const char *count)
+{
+	long n = strtol(count, NULL, 10);
+	void **p = n > 0 ? mmap(NULL, (size_t)n * sizeof *p, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
+	if (p == MAP_FAILED)
+		return 2;
+	for (long i = 0; i < n; i++)
+		p[i] = leak_many();
+	for (long i = 0; i < n; i += 2)
+		free(p[i]);
 	return 0;
 }
 
@@ -283,12 +349,16 @@ int main(int argc, char **argv)
 		return hold(run_sizes());
 	if (strcmp(mode, "leaks") == 0)
 		return hold(run_leaks());
+	if (strcmp(mode, "paths") == 0 && argc == 3)
+		return hold(run_paths(argv[2]));
+	if (strcmp(mode, "many") == 0 && argc == 3)
+		return hold(run_many(argv[2]));
 	if (strcmp(mode, "loop") == 0 && argc == 3)
 		return run_loop(argv[2]);
 	if (strcmp(mode, "mtrace") == 0)
 		return run_mtrace();
 	static const char usage[] = "usage: diag_calls log EXPECT | stacks | sizes | leaks | "
-				    "loop STOPFILE | mtrace\n";
+				    "paths D | many N | loop STOPFILE | mtrace\n";
 	if (write(2, usage, sizeof usage - 1) < 0)
 		return 2;
 	return 2;

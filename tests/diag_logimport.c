@@ -13,7 +13,8 @@
 
 static const char *kind_name(enum mt_log_kind k)
 {
-	return k == MT_LOG_MALLOC_LOG ? "malloc-log" : k == MT_LOG_GLIBC_MTRACE ? "mtrace" : "none";
+	return k == MT_LOG_MALLOC_LOG ? "malloc-log" : k == MT_LOG_GLIBC_MTRACE ? "mtrace"
+	     : k == MT_LOG_TEXT ? "text" : "none";
 }
 
 int main(int argc, char **argv)

@@ -27,7 +27,7 @@ poke() {
 }
 
 echo "hello, world" >text.txt
-expect_fail_with '^trace2wl: text\.txt: not an mtrace trace' trace2wl out.wl text.txt
+expect_fail_with '^trace2wl: text\.txt:1: neither a malloc-log' trace2wl out.wl text.txt
 no_output out.wl
 : >empty
 expect_fail_with '^trace2wl: empty: empty file' trace2wl out.wl empty

@@ -13,36 +13,13 @@ prog="$top_builddir/tests/diag_glibc"
 script="$top_builddir/stap/malloc.bt"
 [ -f "$script" ] || fail "$script not built"
 
-# The installed library's path is in the script; watch the built one.
-installed=$(sed -n 's/^usdt:\([^:]*\):mtrace:memory_sbrk_more$/\1/p' "$script")
-[ -n "$installed" ] || fail "no memory_sbrk_more probe line in $script"
-sed "s|$installed|$MTRACE_LIB|g" "$script" >malloc.bt
-
-# attach OUT ARG...: bpftrace ARG... >OUT, waiting for the script's "# "
-# line from BEGIN.  Standard output, line-buffered: bpftrace 0.17 does
-# not flush a -o file before it exits, so the line would never show.
-attach() {
-	out=$1
-	shift
-	"$BPFTRACE" -B line "$@" >"$out" 2>bt.stderr &
-	bt_pid=$!
-	n=0
-	until grep -q '^# ' "$out"; do
-		kill -0 "$bt_pid" 2>/dev/null ||
-			fail "bpftrace $* exited before attaching: $(grep -v RLIMIT bt.stderr | head -n 3)"
-		n=$((n + 1))
-		[ "$n" -lt 600 ] || fail "bpftrace $* did not attach within 60 s"
-		sleep 0.1
-	done
-}
-
 # report MODE [PATTERN N]: diag_glibc MODE watched by malloc.bt; MODE.out
 # is what the program printed, MODE.bt what the script printed.  Event
 # lines travel apart from the summary and can arrive after the program
 # ends, so the script is stopped only once N lines match PATTERN.
 report() {
 	gated env LD_PRELOAD="$MTRACE_LIB" "$prog" "$1" >"$1.out"
-	attach "$1.bt" malloc.bt "$gated_pid"
+	bt_start "$1.bt" "$script" "$MTRACE_LIB" "$gated_pid"
 	(bt_go) || true   # SIGPIPE if the program already ran and closed the gate
 	wait "$gated_pid" || fail "diag_glibc $1 failed"
 	[ $# -lt 3 ] || bt_wait_lines "$1.bt" "$2" "$3"

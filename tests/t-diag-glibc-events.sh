@@ -3,29 +3,10 @@
 # glibc's own state.  diag_glibc runs under the recorder (which switches
 # the derivations on and records them as events); what it prints is what
 # glibc says (mallinfo2, malloc_info, chunk headers), and the trace's
-# events must add up to it.  Also: nothing is derived over jemalloc, and
-# an explicit threshold (mallopt or tunable) stops the dynamic raise.
+# events must add up to it.  Also: an explicit threshold (mallopt or
+# tunable) stops the dynamic raise.  (Other allocators: t-diag-glibc-others.)
 . "$top_srcdir/tests/lib.sh"
-
-prog="$top_builddir/tests/diag_glibc"
-
-# record NAME MODE [ENV...]: runs diag_glibc MODE under the recorder; its
-# "key value" lines go to NAME.out, the trace's events to NAME.ev, one
-# "tid event arg1 arg2" line each (decimal).
-record() {
-	name=$1 mode=$2
-	shift 2
-	env "$@" LD_PRELOAD="${PRELOAD:-$MTRACE_LIB}" MTRACE_CTL_FILE="$t_dir/$name.trace" \
-		MTRACE_CTL_QUIET=1 "$prog" "$mode" >"$name.out" || fail "diag_glibc $mode failed"
-	set -- "$name".trace.*
-	[ -f "$1" ] || fail "diag_glibc $mode left no trace"
-	mtrace-dump --json "$1" >"$name.json" || fail "mtrace-dump cannot read the $mode trace"
-	sed -n 's/.*"tid":\([0-9]*\),.*"event":"\([a-z_]*\)","args":\[\([0-9]*\),\([0-9]*\)\].*/\1 \2 \3 \4/p' \
-		"$name.json" >"$name.ev"
-}
-
-said() { sed -n "s/^$2 //p" "$1.out"; }
-count() { grep -c " $2 " "$1.ev" || true; }
+. "$top_srcdir/tests/diag-record.sh"
 
 # 8 threads at once: 8 new arenas, each first seen with its first heap, by
 # 8 different threads; heaps plus sbrk are everything glibc got from the
@@ -48,19 +29,53 @@ system() {
 expect_eq "sbrk plus heap sizes vs mallinfo2.arena" "$(said arenas system_total)" "$(system arenas)"
 
 # M_ARENA_MAX 2 and 4 threads: one new arena; the other three threads are
-# moved to it or to the main arena, which lives inside libc.so.6.
+# moved to it or to the main arena, which glibc's ring of arenas names.
 record reuse reuse
 expect_eq "arenas glibc reports under M_ARENA_MAX 2" 1 "$(said reuse arenas)"
 expect_eq "memory_arena_new events" 1 "$(count reuse memory_arena_new)"
 expect_eq "memory_arena_reuse events" 3 "$(count reuse memory_arena_reuse)"
-expect_eq "arenas the threads moved to" "main or new main or new main or new" "$(awk -v span="$(said reuse libc_span)" '
-	BEGIN { split(span, libc, " ") }
+main=$(said reuse main_arena)
+[ -n "$main" ] || fail "diag_glibc reuse did not find the main arena"
+expect_eq "arenas the threads moved to" "main or new main or new main or new" "$(awk -v main="$main" '
 	$2 == "memory_arena_new" { new = $3 }
 	$2 == "memory_arena_reuse" && $4 == 0 {
-		if ($3 == new || ($3 >= libc[1] && $3 < libc[2])) printf "%smain or new", sep
-		else printf "%s%s", sep, $3
+		printf "%s%s", sep, $3 == new || $3 == main ? "main or new" : $3
 		sep = " "
 	}' reuse.ev)"
+
+# M_ARENA_MAX 1: every thread but the main one is moved to the main arena,
+# found where the ring put it in libc.so.6 (ASLR moves libc, not that).
+record one one
+offset=$(($main - $(said reuse libc_span | cut -d' ' -f1)))
+expect_eq "memory_arena_reuse events under M_ARENA_MAX 1" \
+	"$(($(said one libc_span | cut -d' ' -f1) + offset)) 0 x4" \
+	"$(awk '$2 == "memory_arena_reuse" { print $3, $4 }' one.ev | uniq -c | awk '{ print $2, $3, "x" $1 }')"
+
+# arena_check NAME: each thread's arena as the events say (its last
+# memory_arena_new or _reuse) is the one glibc put its blocks in, read from
+# their heap_info ("arena_of TID ADDR"; 0 for the main arena).
+arena_check() {
+	said "$1" arena_of | sort >"$1.truth"
+	awk '$2 == "memory_arena_new" || $2 == "memory_arena_reuse" { a[$1] = $3 }
+	     END { for (t in a) print t, a[t] }' "$1.ev" | sort >"$1.derived"
+	join -a 1 "$1.truth" "$1.derived" | awk '$2 != 0 && $2 != $3 { print "thread " $1 ": glibc " $2 ", events " $3 }' \
+		>"$1.wrong"
+	[ ! -s "$1.wrong" ] || fail "$1: $(head -n 1 "$1.wrong")"
+}
+
+# A thread with its own arena reallocs a main-arena block, which glibc
+# keeps in the main arena: the thread has not moved there.
+record realloc realloc
+expect_eq "realloc result in the main arena" 1 "$(said realloc realloc_in_main)"
+expect_eq "memory_arena_reuse events around a realloc" 0 "$(count realloc memory_arena_reuse)"
+arena_check realloc
+
+# 2000 blocks of a producer's arena freed by a consumer, which gets them
+# back from its cache up to 448 frees later: the consumer never moves.
+record handoff handoff
+expect_eq "arenas of producer and consumer" 2 "$(count handoff memory_arena_new)"
+expect_eq "memory_arena_reuse events in a handoff" 0 "$(count handoff memory_arena_reuse)"
+arena_check handoff
 
 # One thread outgrows a 64 MiB heap and frees everything: a second heap
 # appears, is unmapped again, and the first shrinks back.
@@ -110,10 +125,4 @@ expect_eq "sbrk total vs mallinfo2.arena" "$(said sbrk trimmed)" "$(awk '
 	$2 == "memory_sbrk_less" { t -= $4 }
 	END { printf "%d\n", t }' sbrk.ev)"
 
-# Over another allocator there is nothing of glibc's to derive.
-jemalloc=$(ldconfig -p | sed -n 's/.*libjemalloc\.so\.2 .*=> //p' | head -n 1)
-[ -n "$jemalloc" ] || skip "libjemalloc.so.2 not installed (the glibc checks above passed)"
-PRELOAD="$MTRACE_LIB $jemalloc" record jemalloc threshold
-grep -q '"call":"free"' jemalloc.json || fail "the jemalloc run recorded no calls"
-expect_eq "events over jemalloc" 0 "$(wc -l <jemalloc.ev)"
 pass

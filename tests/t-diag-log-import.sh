@@ -91,6 +91,24 @@ expect_fail_with "^diag_logimport: nosuch.log: cannot open" "$imp" nosuch.log x.
 # glibc's log converts and replays too.
 command -v trace2wl >/dev/null || skip "converter/trace2wl not built: imports checked, not replayed"
 command -v trace_run >/dev/null || skip "trace_run/trace_run not built: imports checked, not replayed"
+# trace2wl hands every text input to the importer, whose first line is
+# judged as a log line: one error with its number, never "bad magic".
+t2w_bad() { # NAME LINE PATTERN: trace2wl on the log NAME (on stdin) fails so
+	cat >"$1"
+	expect_fail_with "^trace2wl: $1$2 $3" trace2wl -f out.wl "$1"
+}
+printf 'hello\n' | t2w_bad hello.log :1: "neither a malloc-log"
+printf 'mlog0 7 1000 malloc 16 = 0x1000\n' | t2w_bad v0.log :1: "malloc-log version 0"
+printf 'Attaching 21 probes...\n# mlog1 malloc-log: markers of x, pid 7\n\n' |
+	t2w_bad header.log : "no calls"
+printf '= Start\n= End\n' | t2w_bad nocalls.log : "no calls"
+printf '# c\n+ (nil) 0x10\n@ ./a:[0x1] - 0x20 0x8\n' | t2w_bad trailing.log :3: "'-' takes 1 operand"
+# A blank before the first field is no error, and glibc's NULL is a call.
+printf ' mlog1 7 1000 malloc 16 = 0x1000\n\tmlog1 7 1001 free 0x1000\n' >blanks.log
+trace2wl -f blanks.wl blanks.log >/dev/null || fail "trace2wl refused a log whose lines start with blanks"
+printf '+ (nil) 0x10\n' >nil.log
+trace2wl -f nil.wl nil.log >/dev/null || fail "trace2wl refused a MALLOC_TRACE log starting with a failed malloc"
+
 trace2wl mtrace.wl mtrace.log || fail "trace2wl could not convert the MALLOC_TRACE log"
 trace_run --json mtrace.wl >run.out || fail "trace_run could not replay the MALLOC_TRACE log"
 expect_eq "mallocs replayed" 9 "$(grep -o '"malloc":{"count":[0-9]*' run.out | cut -d: -f3)"

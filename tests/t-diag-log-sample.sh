@@ -1,7 +1,8 @@
 #!/bin/sh
 # t-diag-log-sample.sh - the checked-in malloc-log (tests/data/, the log of
-# 'diag_calls log' as malloc-log.stp and malloc-log.bt print it) converts
-# with trace2wl and replays with trace_run, every call of it.
+# 'diag_calls log' as malloc-log.bt printed it; malloc-log.stp's formats
+# are the same, which t-diag-scripts-stap.sh checks) converts with trace2wl
+# and replays with trace_run, every call of it.
 . "$top_srcdir/tests/lib.sh"
 
 sample="$top_srcdir/tests/data/malloc-log.sample"

@@ -31,8 +31,9 @@ diff -u expect got >&2 || fail "malloc-log.bt differs from what the program did 
 # DIAG_REGEN_SAMPLE=PATH: this log becomes the checked-in sample that
 # t-diag-log-sample.sh converts (tests/data/malloc-log.sample).
 if [ -n "${DIAG_REGEN_SAMPLE:-}" ]; then
-	{ echo "# malloc-log of 'diag_calls log', made by tests/t-diag-scripts-log.sh with"
-	  echo "# DIAG_REGEN_SAMPLE=\$PWD/tests/data/malloc-log.sample; stap and bpftrace print the same"
+	{ echo "# malloc-log of 'diag_calls log', printed by malloc-log.bt (bpftrace) under"
+	  echo "# tests/t-diag-scripts-log.sh with DIAG_REGEN_SAMPLE=\$PWD/tests/data/malloc-log.sample;"
+	  echo "# malloc-log.stp prints its lines with the same formats (t-diag-scripts-stap.sh)"
 	  grep '^mlog1 ' ml.log; } >"$DIAG_REGEN_SAMPLE"
 fi
 command -v trace2wl >/dev/null || skip "converter/trace2wl not built yet: log checked, not replayed"

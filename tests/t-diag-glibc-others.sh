@@ -1,0 +1,45 @@
+#!/bin/sh
+# t-diag-glibc-others.sh - over jemalloc, tcmalloc or mimalloc there is no
+# glibc arena, heap or threshold to derive, so no derived event fires: not
+# into the trace when the recorder is on, and not at the markers when a
+# tracer raises their semaphores (malloc.bt).  Each run is held against
+# the same program over glibc, where the events do come.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/diag-record.sh"
+. "$top_srcdir/tests/diag-bt.sh"
+
+# sbrk mode: 64 blocks of 64 KiB, all freed; over glibc the break moves.
+record glibc sbrk
+[ "$(count glibc memory_sbrk_more)" -gt 0 ] || fail "no sbrk events over glibc: the control failed"
+others=
+for name in libjemalloc.so.2 libtcmalloc_minimal.so.4 libmimalloc.so.2; do
+	lib=$(ldconfig -p | sed -n "s/.*[[:space:]]$name .*=> //p" | head -n 1)
+	if [ -z "$lib" ]; then
+		echo "$name not installed: not checked" >&2
+		continue
+	fi
+	others="$others $lib"
+	PRELOAD="$MTRACE_LIB $lib" record "$name" sbrk
+	grep -q '"call":"free"' "$name.json" || fail "the run over $name recorded no calls"
+	expect_eq "events recorded over $name" 0 "$(wc -l <"$name.ev")"
+done
+[ -n "$others" ] || skip "none of jemalloc, tcmalloc, mimalloc is installed (the glibc control passed)"
+
+# The tracer's way: malloc.bt raises every derived marker's semaphore.
+bt_require
+watched() { # NAME PRELOAD
+	gated env LD_PRELOAD="$2" "$prog" sbrk >"$1.out"
+	bt_start "$1.bt" "$top_builddir/stap/malloc.bt" "$MTRACE_LIB" "$gated_pid"
+	bt_go
+	wait "$gated_pid" || fail "diag_glibc sbrk over $1 failed"
+	bt_stop
+	grep -q '^@sbrk_total: ' "$1.bt" || fail "malloc.bt printed no summary over $1: $(cat bt.stderr)"
+}
+watched glibc "$MTRACE_LIB"
+[ "$(sed -n 's/^@sbrk_total: //p' glibc.bt)" -gt 0 ] || fail "malloc.bt saw no sbrk over glibc: the control failed"
+for lib in $others; do
+	watched "${lib##*/}" "$MTRACE_LIB $lib"
+	expect_eq "malloc.bt's sbrk total over ${lib##*/}" 0 "$(sed -n 's/^@sbrk_total: //p' "${lib##*/}.bt")"
+	expect_eq "malloc.bt's event lines over ${lib##*/}" 0 "$(grep -c '^[0-9]*: ' "${lib##*/}.bt" || true)"
+done
+pass
