@@ -282,7 +282,7 @@ static uintptr_t arena_address(uintptr_t tag)
 	return __atomic_load_n(&main_arena, __ATOMIC_ACQUIRE);
 }
 
-uintptr_t mt_glibc_arena_of(const void *ptr, uintptr_t chunk)
+static uintptr_t arena_of(const void *ptr, uintptr_t chunk)
 {
 	if (!(chunk & GL_NON_MAIN_ARENA))
 		return MAIN_TAG;
@@ -298,7 +298,7 @@ static uint32_t foreign_key(const void *ptr)
 
 /* A block this thread freed that belongs to another arena may come back
  * from its tcache; remember it (the most recent FOREIGN_SLOTS of them). */
-void mt_glibc_note_foreign_free(const void *ptr, uintptr_t chunk, uintptr_t arena)
+static void note_foreign_free(const void *ptr, uintptr_t chunk, uintptr_t arena)
 {
 	if ((chunk & ~(uintptr_t)GL_SIZE_BITS) > GL_TCACHE_MAX_CHUNK || arena == self.arena)
 		return;
@@ -381,7 +381,7 @@ static __attribute__((noinline)) void note_heap_block(const void *ptr, uintptr_t
  * difference goes to note_heap_block, which finds out what changed.
  * `kept` is the arena of the block a realloc was given, else 0.
  */
-void mt_glibc_note_block(const void *ptr, uintptr_t chunk, uintptr_t kept)
+static inline void note_block(const void *ptr, uintptr_t chunk, uintptr_t kept)
 {
 	if (chunk & GL_IS_MMAPPED)
 		return;
@@ -408,21 +408,13 @@ void mt_glibc_note_block(const void *ptr, uintptr_t chunk, uintptr_t kept)
  * unmapped heaps, newest first; walk back from the newest heap through the
  * vanished ones to the first that is still there.
  */
-void mt_glibc_arena_freed(uintptr_t a)
+static __attribute__((noinline)) void heaps_shrank(struct arena_slot *as, uintptr_t a,
+						       uintptr_t was, uintptr_t now)
 {
-	struct arena_slot *as;
-	uintptr_t was, now, h;
-	int fresh;
+	uintptr_t h;
 
-	if (a == MAIN_TAG || !state_ok || arenas_off)
-		return;
-	as = arena_slot(a, 0, &fresh);
-	if (!as)
-		return;
-	was = __atomic_load_n(&as->system_mem, __ATOMIC_ACQUIRE);
-	now = arena_system_mem(a);
-	if (now >= was || !__atomic_compare_exchange_n(&as->system_mem, &was, now, 0,
-							 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+	if (!__atomic_compare_exchange_n(&as->system_mem, &was, now, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
 		return;
 	h = __atomic_load_n(&as->top, __ATOMIC_ACQUIRE);
 	for (int i = 0; h && i < HEAP_SLOTS; i++) {
@@ -436,4 +428,40 @@ void mt_glibc_arena_freed(uintptr_t a)
 		h = hs->prev;
 		__atomic_store_n(&as->top, h, __ATOMIC_RELEASE);
 	}
+}
+
+/* The fast test of arena_freed: the arena's slot (the thread's cached one
+ * nearly always) and one load of its system_mem. */
+static inline void arena_freed(uintptr_t a)
+{
+	struct arena_slot *as;
+	uintptr_t was, now;
+	int fresh;
+
+	if (a == MAIN_TAG || !state_ok || arenas_off)
+		return;
+	as = arena_slot(a, 0, &fresh);
+	if (!as)
+		return;
+	was = __atomic_load_n(&as->system_mem, __ATOMIC_ACQUIRE);
+	now = arena_system_mem(a);
+	if (now < was)
+		heaps_shrank(as, a, was, now);
+}
+
+uintptr_t mt_glibc_arenas_before_free(const void *ptr, uintptr_t chunk)
+{
+	uintptr_t a = arena_of(ptr, chunk);
+
+	note_foreign_free(ptr, chunk, a);
+	return a;
+}
+
+void mt_glibc_arenas_after(uintptr_t freed_arena, const void *result)
+{
+	if (freed_arena)
+		arena_freed(freed_arena);
+	/* A block released and a result: realloc, whose block stays in its arena. */
+	if (result)
+		note_block(result, (uintptr_t)mt_glibc_chunk_word(result), freed_arena);
 }

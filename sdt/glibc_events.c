@@ -25,31 +25,30 @@
 #include "recorder.h"
 
 /*
- * The semaphores.  <sys/sdt.h> wants one symbol per marker named
- * mtrace_NAME_semaphore; they are aliases into one block so that the gate
- * in glibc_events.h reads them all with three loads.
+ * The semaphore.  <sys/sdt.h> wants one symbol per marker named
+ * mtrace_NAME_semaphore; all are aliases of one counter, so the gate in
+ * glibc_events.h reads one number, and a tracer attached to any derived
+ * marker turns the whole deriver on.
  */
-__attribute__((section(".probes"), aligned(32), used, visibility("hidden")))
-union mt_glibc_sems mt_glibc_sems;
+__attribute__((section(".probes"), aligned(2), used, visibility("hidden")))
+volatile unsigned short mt_glibc_sem;
 
-#define SEMAPHORE(name, event)                                                     \
-	extern volatile unsigned short mtrace_##name##_semaphore MT_HIDDEN;         \
-	__asm__(".globl mtrace_" #name "_semaphore\n"                              \
-		".hidden mtrace_" #name "_semaphore\n"                             \
-		".set mtrace_" #name "_semaphore, mt_glibc_sems + 2 * (" #event " - 1)\n")
+#define SEMAPHORE(name)                                                             \
+	extern volatile unsigned short mtrace_##name##_semaphore MT_HIDDEN;          \
+	__asm__(".globl mtrace_" #name "_semaphore\n"                               \
+		".hidden mtrace_" #name "_semaphore\n"                              \
+		".set mtrace_" #name "_semaphore, mt_glibc_sem\n")
 
-SEMAPHORE(memory_sbrk_more, 1);
-SEMAPHORE(memory_sbrk_less, 2);
-SEMAPHORE(memory_arena_new, 3);
-SEMAPHORE(memory_arena_reuse, 4);
-SEMAPHORE(memory_heap_new, 5);
-SEMAPHORE(memory_heap_more, 6);
-SEMAPHORE(memory_heap_less, 7);
-SEMAPHORE(memory_heap_free, 8);
-SEMAPHORE(memory_mallopt, 9);
-SEMAPHORE(memory_mallopt_free_dyn_thresholds, 10);
-_Static_assert(MT_EV_SBRK_MORE == 1 && MT_EV_DYN_THRESHOLDS == 10,
-	       "semaphore offsets follow enum mt_event");
+SEMAPHORE(memory_sbrk_more);
+SEMAPHORE(memory_sbrk_less);
+SEMAPHORE(memory_arena_new);
+SEMAPHORE(memory_arena_reuse);
+SEMAPHORE(memory_heap_new);
+SEMAPHORE(memory_heap_more);
+SEMAPHORE(memory_heap_less);
+SEMAPHORE(memory_heap_free);
+SEMAPHORE(memory_mallopt);
+SEMAPHORE(memory_mallopt_free_dyn_thresholds);
 
 /*
  * One marker site per event, with glibc's argument types: pointers and
@@ -100,7 +99,7 @@ static uintptr_t brk_now(void)
 	return (uintptr_t)(b ? b : sbrk(0));
 }
 
-static void brk_baseline(void)
+void mt_glibc_brk_baseline(void)
 {
 	uintptr_t zero = 0;
 
@@ -126,20 +125,6 @@ static void brk_check(void)
 		mt_glibc_emit(MT_EV_SBRK_LESS, now, was - now);
 }
 
-/* Someone listens: derive, but only over glibc (anything else has no
- * arenas, heaps or thresholds of this kind). */
-void mt_glibc_enter(struct mt_glibc_probe_state *s)
-{
-	s->active = 0;
-	if (mt_next_kind != MT_ALLOC_GLIBC)
-		return;
-	mt_glibc_init();
-	s->active = 1;
-	s->arena = 0;
-	s->raises = 0;
-	brk_baseline();
-}
-
 /*
  * The block is still live, so its chunk header and its heap can be read.
  * A free that will raise the mmap threshold is told apart from a realloc
@@ -163,8 +148,7 @@ void mt_glibc_before_free_slow(struct mt_glibc_probe_state *s, void *ptr)
 		}
 		return;
 	}
-	s->arena = mt_glibc_arena_of(ptr, chunk);
-	mt_glibc_note_foreign_free(ptr, chunk, s->arena);
+	s->arena = mt_glibc_arenas_before_free(ptr, chunk);
 }
 
 void mt_glibc_leave_slow(struct mt_glibc_probe_state *s, void *result)
@@ -176,9 +160,6 @@ void mt_glibc_leave_slow(struct mt_glibc_probe_state *s, void *result)
 		if (errno == 0)
 			errno = s->saved_errno;
 	}
-	if (s->arena)
-		mt_glibc_arena_freed(s->arena);
-	/* A block released and a result: realloc, whose block stays in its arena. */
-	if (result && !mt_in_boot_arena(result))
-		mt_glibc_note_block(result, (uintptr_t)mt_glibc_chunk_word(result), s->arena);
+	if (s->arena || result)
+		mt_glibc_arenas_after(s->arena, mt_in_boot_arena(result) ? NULL : result);
 }

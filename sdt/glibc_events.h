@@ -14,29 +14,36 @@
  *
  * The gate must cost next to nothing when nobody watches.  That is why
  * every derived marker has an SDT semaphore (a tracer increments it while
- * attached) and the semaphores sit side by side in one 32-byte block:
- * mt_watched ORs the block's three words with the recorder's epoch word,
- * all in one or two cache lines, and takes one branch.  The derivations
- * themselves live in glibc_events.c and friends, out of line.
+ * attached), and all of them are one and the same counter: the deriver
+ * runs whole or not at all, so one number says whether anyone listens.
+ * mt_watched ORs it with the recorder's epoch word and takes one branch.
+ * The derivations themselves live in glibc_events.c and friends, out of
+ * line; only the per-call set-up is inline here.
  */
 #ifndef MT_GLIBC_EVENTS_H
 #define MT_GLIBC_EVENTS_H
 
 #include <stdint.h>
 
+#include "next_alloc.h"
 #include "recorder.h"
 
-/*
- * The semaphores of the derived markers, in enum mt_event order (index =
- * event - 1; the last two stay 0, rounding the block up to whole words),
- * in section .probes where tracers look for them.  The words view is what
- * the gate reads; tracers write the 16-bit counters.
- */
-union mt_glibc_sems {
-	volatile unsigned short sem[12];
-	volatile uint64_t word[3];
-};
-extern union mt_glibc_sems mt_glibc_sems;
+#define MT_HIDDEN __attribute__((visibility("hidden")))
+
+/* The semaphore of every derived marker (section .probes, where tracers
+ * look for semaphores): the number of tracers attached to any of them. */
+MT_HIDDEN extern volatile unsigned short mt_glibc_sem;
+
+/* One-time set-up (thresholds from the environment, the break as it is);
+ * after the first time one load and a branch. */
+MT_HIDDEN extern int mt_glibc_ready;
+MT_HIDDEN void mt_glibc_init_once(void);
+
+static inline void mt_glibc_init(void)
+{
+	if (!__atomic_load_n(&mt_glibc_ready, __ATOMIC_ACQUIRE))
+		mt_glibc_init_once();
+}
 
 /* Per call: what enter and before_free learned, for leave. */
 struct mt_glibc_probe_state {
@@ -48,15 +55,24 @@ struct mt_glibc_probe_state {
 			      * mmapped, heaps aligned), else 0 */
 };
 
-/* Four loads, three ORs: non-zero when the call must be watched. */
+/* Two loads, an OR: non-zero when the call must be watched. */
 static inline int mt_watched(void)
 {
-	uint64_t any = mt_glibc_sems.word[0] | mt_glibc_sems.word[1] |
-		       mt_glibc_sems.word[2] | __atomic_load_n(&mt_rec_epoch, __ATOMIC_RELAXED);
+	unsigned any = mt_glibc_sem | __atomic_load_n(&mt_rec_epoch, __ATOMIC_RELAXED);
 	return __builtin_expect(any != 0, 0);
 }
 
-void mt_glibc_enter(struct mt_glibc_probe_state *s);
+/* Someone listens: derive, but only over glibc (anything else has no
+ * arenas, heaps or thresholds of this kind). */
+static inline void mt_glibc_enter(struct mt_glibc_probe_state *s)
+{
+	s->active = mt_next_kind == MT_ALLOC_GLIBC;
+	s->raises = 0;
+	s->arena = 0;
+	if (s->active)
+		mt_glibc_init();
+}
+
 void mt_glibc_before_free_slow(struct mt_glibc_probe_state *s, void *ptr);
 void mt_glibc_leave_slow(struct mt_glibc_probe_state *s, void *result);
 

@@ -10,22 +10,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MT_HIDDEN __attribute__((visibility("hidden")))
+#include "glibc_events.h"
 
 /* Fires the derived marker of event ev (enum mt_event) with glibc's two
  * arguments, and records it when the recorder is on. */
 MT_HIDDEN void mt_glibc_emit(unsigned ev, uint64_t a1, uint64_t a2);
 
-/* One-time set-up (thresholds from the environment); safe to call often:
- * after the first time it is one load and a branch. */
-MT_HIDDEN extern int mt_glibc_ready;
-MT_HIDDEN void mt_glibc_init_once(void);
-
-static inline void mt_glibc_init(void)
-{
-	if (!__atomic_load_n(&mt_glibc_ready, __ATOMIC_ACQUIRE))
-		mt_glibc_init_once();
-}
+/* The break as it is when the deriver starts: moves are counted from it. */
+MT_HIDDEN void mt_glibc_brk_baseline(void);
 
 /* glibc's cached program break, in libc's data; weak, so a C library
  * without it leaves it NULL. */
@@ -40,11 +32,14 @@ MT_HIDDEN void mt_glibc_raise_threshold(uintptr_t chunk);
  * alias, may be NULL) if the program was started with it set. */
 MT_HIDDEN int mt_glibc_tunable(const char *name, const char *alias, unsigned long long *value);
 
-/* Arena and heap tracker. */
-MT_HIDDEN uintptr_t mt_glibc_arena_of(const void *ptr, uintptr_t chunk);
-MT_HIDDEN void mt_glibc_note_block(const void *ptr, uintptr_t chunk, uintptr_t kept);
-MT_HIDDEN void mt_glibc_note_foreign_free(const void *ptr, uintptr_t chunk, uintptr_t arena);
-MT_HIDDEN void mt_glibc_arena_freed(uintptr_t arena);
+/*
+ * Arena and heap tracker, one call on each side of a call to glibc:
+ * before a block of a heap is freed (free, realloc), the arena it belongs
+ * to (0 when not in one: mmapped, or heaps not where we expect them);
+ * after the call, that arena (or 0) and the block returned (NULL for none).
+ */
+MT_HIDDEN uintptr_t mt_glibc_arenas_before_free(const void *ptr, uintptr_t chunk);
+MT_HIDDEN void mt_glibc_arenas_after(uintptr_t freed_arena, const void *result);
 MT_HIDDEN void mt_glibc_arenas_init(void);
 
 #endif

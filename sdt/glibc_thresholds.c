@@ -53,6 +53,7 @@ static void read_environment(void)
 	    mt_glibc_tunable("mmap_max", "MALLOC_MMAP_MAX_", &v))
 		__atomic_store_n(&no_dyn_threshold, 1, __ATOMIC_RELAXED);
 	mt_glibc_arenas_init();
+	mt_glibc_brk_baseline();
 }
 
 int mt_glibc_ready;
