@@ -14,6 +14,11 @@
  *              block another thread allocated
  *   timed      one thread, 5 mallocs 20 ms apart (MT_WLF_TIMING)
  *   stall      one thread, malloc(RUN_STALL_SIZE): tests/run_stall.so blocks there
+ *   huge       one thread: recorded successes no allocator can grant (pvalloc
+ *              of 2^64 - 101, malloc and realloc of 2^63, an overflowing
+ *              calloc); they count as no bytes
+ *   short      one thread, malloc(RUN_SHORT_SIZE): tests/run_stall.so hands
+ *              out a 64-byte block for it
  *   cycle      2 threads, each waiting for the other's signal (load error)
  *   early      a free of an object before it is allocated (load error)
  *   nosignal   a WAIT no thread signals (load error)
@@ -227,6 +232,32 @@ static void timed(struct synth *s)
 	}
 }
 
+/* An allocating call recorded as granted whose size no allocator can
+ * grant: the ideal counts it as no bytes. */
+static uint64_t granted(struct synth *s, int t, struct mt_op o)
+{
+	if (o.old_obj)
+		live_add(s, -(int64_t)s->size[o.old_obj]);
+	o.new_obj = new_obj(s, 0);
+	op(s, t, &o);
+	return o.new_obj;
+}
+
+static void huge(struct synth *s)
+{
+	int t = thread(s, 1000);
+	uint64_t a = m(s, t, 100);
+	uint64_t b = granted(s, t, (struct mt_op){ .code = MT_CALL_PVALLOC, .size = UINT64_MAX - 100 });
+	uint64_t c = granted(s, t, (struct mt_op){ .code = MT_CALL_MALLOC, .size = 1ull << 63 });
+	uint64_t d = granted(s, t, (struct mt_op){ .code = MT_CALL_CALLOC, .nmemb = 1ull << 32,
+						  .size = 1ull << 32 });
+	a = granted(s, t, (struct mt_op){ .code = MT_CALL_REALLOC, .old_obj = a, .size = 1ull << 63 });
+	f(s, t, a);
+	f(s, t, b);
+	f(s, t, c);
+	f(s, t, d);
+}
+
 static void cycle(struct synth *s)
 {
 	int a = thread(s, 500), b = thread(s, 501);
@@ -278,6 +309,8 @@ static void run(struct synth *s, const char *name, uint64_t n)
 	else if (!strcmp(name, "handoff")) handoff(s, n ? n : 100);
 	else if (!strcmp(name, "timed")) timed(s);
 	else if (!strcmp(name, "stall")) m(s, thread(s, 900), RUN_STALL_SIZE);
+	else if (!strcmp(name, "huge")) huge(s);
+	else if (!strcmp(name, "short")) f(s, 0, m(s, thread(s, 1100), RUN_SHORT_SIZE));
 	else if (!strcmp(name, "cycle")) cycle(s);
 	else if (!strcmp(name, "early")) early(s);
 	else if (!strcmp(name, "nosignal")) nosignal(s);

@@ -110,11 +110,16 @@ unsigned rt_allocator_foreign(void)
 		{ MT_CALL_FREE_SIZED, "free_sized" },
 		{ MT_CALL_FREE_ALIGNED_SIZED, "free_aligned_sized" },
 	};
-	char mine[PATH_MAX];
 	unsigned mask = 0;
-	snprintf(mine, sizeof mine, "%s", rt_malloc_origin());
 	for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++)
-		if (strcmp(origin(entries[i].symbol), mine))
+		if (!rt_allocator_own(entries[i].symbol))
 			mask |= 1u << entries[i].call;
 	return mask;
+}
+
+int rt_allocator_own(const char *symbol)
+{
+	char mine[PATH_MAX];
+	snprintf(mine, sizeof mine, "%s", rt_malloc_origin());
+	return !strcmp(origin(symbol), mine);
 }

@@ -27,4 +27,7 @@ const char *rt_malloc_origin(void);
  */
 unsigned rt_allocator_foreign(void);
 
+/* Whether symbol comes from the same library as malloc. */
+int rt_allocator_own(const char *symbol);
+
 #endif

@@ -78,6 +78,7 @@ static int build(struct rt_replay *r, struct tables *tb, struct mt_error *e)
 {
 	const char *path = mt_wl_path(r->wl);
 	uint64_t objects = r->info->objects;
+	int usable_size = rt_allocator_own("malloc_usable_size");
 	if (objects >= SIZE_MAX / sizeof(struct rt_slot))
 		return mt_error_set(e, path, "%llu objects: too many for this machine",
 				    (unsigned long long)objects);
@@ -100,6 +101,7 @@ static int build(struct rt_replay *r, struct tables *tb, struct mt_error *e)
 		t->slots = r->slots;
 		t->foreign = r->foreign;
 		t->single = r->info->threads == 1;
+		t->usable_size = usable_size;
 		t->touch = r->o->touch;
 		t->page = r->page;
 		t->index = i;

@@ -42,6 +42,7 @@ struct rt_thread {
 	struct rt_slot *slots;
 	unsigned foreign;       /* r->foreign */
 	int single;             /* the workload has one thread */
+	int usable_size;        /* malloc_usable_size is the allocator's own */
 	enum rt_touch touch;
 	size_t page;
 	const uint8_t *stream, *end;

@@ -23,11 +23,22 @@
 #include "timer.h"
 
 /* Writes what a program would write into a fresh block, or before freeing
- * it.  The empty asm keeps the compiler from deleting stores before free(). */
-static void touch(void *p, uint64_t n, enum rt_touch how, size_t page)
+ * it.  Never past the block's usable size: the request is what the program
+ * asked for, and an allocator that handed back less (tcmalloc's pvalloc
+ * wraps a size near 2^64 to a few pages) must not make trace_run write
+ * past its block.  The empty asm keeps the compiler from deleting stores
+ * before free(). */
+static void touch(const struct rt_thread *t, void *p, uint64_t n)
 {
+	enum rt_touch how = t->touch;
 	if (!p || !n || how == RT_TOUCH_NONE)
 		return;
+	if (t->usable_size) {
+		size_t usable = malloc_usable_size(p);
+		if (n > usable)
+			n = usable;
+	}
+	size_t page = t->page;
 	if (how == RT_TOUCH_ALL) {
 		memset(p, 0xa5, n);
 	} else {
@@ -76,6 +87,14 @@ static uint64_t requested(const struct mt_op *op)
 	return __builtin_mul_overflow(op->nmemb, op->size, &n) ? UINT64_MAX : n;
 }
 
+/* No object can be larger than PTRDIFF_MAX (pointer differences within it
+ * must fit), so no correct allocator grants such a request; glibc refuses
+ * it before doing anything. */
+static int impossible(uint64_t req)
+{
+	return req > (uint64_t)PTRDIFF_MAX;
+}
+
 static void sized_free(const struct mt_op *op, void *p)
 {
 #if defined(HAVE_FREE_SIZED) && defined(HAVE_FREE_ALIGNED_SIZED)
@@ -122,8 +141,11 @@ static void *timed_emulation(const struct mt_op *op, void *in, size_t page, int 
 	case MT_CALL_VALLOC:
 		t0 = rt_now(tsc); out = memalign(page, sz); t1 = rt_now(tsc); break;
 	case MT_CALL_PVALLOC:
-		t0 = rt_now(tsc); out = memalign(page, (sz + page - 1) & ~(page - 1)); t1 = rt_now(tsc);
-		break;
+		if (__builtin_add_overflow(sz, page - 1, &bytes)) { /* glibc's pvalloc fails too */
+			t0 = t1 = 0;
+			break;
+		}
+		t0 = rt_now(tsc); out = memalign(page, bytes & ~(page - 1)); t1 = rt_now(tsc); break;
 	default: /* the sized frees */
 		t0 = rt_now(tsc); free(in); t1 = rt_now(tsc); break;
 	}
@@ -210,14 +232,16 @@ static void realloc_now_null(struct rt_thread *t, const struct mt_op *op, void *
 }
 
 /* Object table and ideal RSS after a realloc; the ideal follows the
- * recorded outcome, so it is the same whatever the allocator does now. */
-static void realloc_done(struct rt_thread *t, const struct mt_op *op, void *in, void *out)
+ * recorded outcome, so it is the same whatever the allocator does now.
+ * A recorded success of an impossible size counts as no bytes. */
+static void realloc_done(struct rt_thread *t, const struct mt_op *op, void *in, void *out,
+			 uint64_t req)
 {
-	uint64_t req = requested(op);
+	uint64_t size = impossible(req) ? 0 : req;
 	int64_t old_size = op->old_obj ? (int64_t)t->slots[op->old_obj].size : 0;
 
 	if (op->new_obj)
-		ideal_add(t, (int64_t)req - old_size);
+		ideal_add(t, (int64_t)size - old_size);
 	else if (!req)
 		ideal_add(t, -old_size);
 
@@ -228,14 +252,14 @@ static void realloc_done(struct rt_thread *t, const struct mt_op *op, void *in, 
 	else if (op->old_obj)
 		t->slots[op->old_obj].ptr = NULL;
 	if (op->new_obj) {
-		t->slots[op->new_obj] = (struct rt_slot){ out, req };
-		touch(out, req, t->touch, t->page);
+		t->slots[op->new_obj] = (struct rt_slot){ out, size };
+		touch(t, out, size);
 	}
 }
 
-static void alloc_done(struct rt_thread *t, const struct mt_op *op, void *out)
+static void alloc_done(struct rt_thread *t, const struct mt_op *op, void *out, uint64_t req)
 {
-	uint64_t req = requested(op);
+	uint64_t size = impossible(req) ? 0 : req;
 	if (!op->new_obj) { /* failed when recorded */
 		if (out) {
 			t->recorded_failed_ok++;
@@ -245,31 +269,39 @@ static void alloc_done(struct rt_thread *t, const struct mt_op *op, void *out)
 	}
 	if (!out)
 		t->failed_now++;
-	t->slots[op->new_obj] = (struct rt_slot){ out, req };
-	ideal_add(t, (int64_t)req);
-	touch(out, req, t->touch, t->page);
+	t->slots[op->new_obj] = (struct rt_slot){ out, size };
+	ideal_add(t, (int64_t)size);
+	touch(t, out, size);
 }
 
+/*
+ * One call.  An impossible request is not passed to the allocator: it
+ * cannot succeed, and a broken allocator that grants it anyway (tcmalloc's
+ * pvalloc rounds 2^64 - 101 up to 0) would hand out a block far smaller
+ * than the workload believes.  It is counted as a call that failed, at no
+ * cost.
+ */
 static void replay_call(struct rt_thread *t, const struct mt_op *op, int tsc, uint64_t overhead)
 {
 	struct rt_slot *in = op->old_obj ? &t->slots[op->old_obj] : NULL;
-	void *inp = in ? in->ptr : NULL;
+	void *inp = in ? in->ptr : NULL, *out = NULL;
 	int frees = !mt_call_allocates(op->code);
-	uint64_t cost;
+	uint64_t cost = 0, req = frees ? 0 : requested(op);
 
 	if (frees && in) {
-		touch(inp, in->size, t->touch, t->page);
+		touch(t, inp, in->size);
 		in->ptr = NULL;
 		ideal_add(t, -(int64_t)in->size);
 	}
-	void *out = timed_call(op, inp, t, tsc, &cost);
+	if (!impossible(req))
+		out = timed_call(op, inp, t, tsc, &cost);
 	rt_callstat_add(&t->stat[op->code], cost > overhead ? cost - overhead : 0);
 	if (frees)
 		return;
 	if (mt_call_has_in(op->code))
-		realloc_done(t, op, inp, out);
+		realloc_done(t, op, inp, out, req);
 	else
-		alloc_done(t, op, out);
+		alloc_done(t, op, out, req);
 }
 
 /* Sleeps (or, for the last stretch, spins) until the op's recorded time. */
