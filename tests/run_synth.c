@@ -13,6 +13,11 @@
  *              the block the previous holder made, so every free is of a
  *              block another thread allocated
  *   timed      one thread, 5 mallocs 20 ms apart (MT_WLF_TIMING)
+ *   idle       one thread, timed: malloc, then malloc 2^50 ns (13 days) later,
+ *              free
+ *   prodcons   2 threads, timed: a producer makes N (default 1000) blocks of
+ *              64 KiB, one every 100 us, and signals each; a consumer frees
+ *              each 50 us after it was made: one block live at a time.
  *   stall      one thread, malloc(RUN_STALL_SIZE): tests/run_stall.so blocks there
  *   huge       one thread: recorded successes no allocator can grant (pvalloc
  *              of 2^64 - 101, malloc and realloc of 2^63, an overflowing
@@ -258,6 +263,36 @@ static void huge(struct synth *s)
 	f(s, t, d);
 }
 
+static void idle(struct synth *s)
+{
+	int t = thread(s, 1200);
+	struct mt_op o = { .code = MT_CALL_MALLOC, .size = 10, .delta_ns = 1000 };
+	o.new_obj = new_obj(s, 10);
+	op(s, t, &o);
+	uint64_t a = o.new_obj;
+	o.delta_ns = 1ull << 50;
+	o.new_obj = new_obj(s, 10);
+	op(s, t, &o);
+	fr(s, t, MT_CALL_FREE, a, 0);
+}
+
+static void prodcons(struct synth *s, uint64_t n)
+{
+	enum { SIZE = 64 << 10, EVERY_NS = 100000 };
+	int p = thread(s, 1300), c = thread(s, 1301);
+	for (uint64_t i = 0; i < n; i++) {
+		struct mt_op o = { .code = MT_CALL_MALLOC, .size = SIZE, .delta_ns = EVERY_NS };
+		o.new_obj = new_obj(s, SIZE);
+		op(s, p, &o);
+		sync_op(s, p, MT_OP_SIGNAL, i);
+		sync_op(s, c, MT_OP_WAIT, i);
+		struct mt_op fo = { .code = MT_CALL_FREE, .old_obj = o.new_obj,
+				    .delta_ns = i ? EVERY_NS : EVERY_NS + EVERY_NS / 2 };
+		live_add(s, -(int64_t)SIZE);
+		op(s, c, &fo);
+	}
+}
+
 static void cycle(struct synth *s)
 {
 	int a = thread(s, 500), b = thread(s, 501);
@@ -308,6 +343,8 @@ static void run(struct synth *s, const char *name, uint64_t n)
 	else if (!strcmp(name, "every")) every(s);
 	else if (!strcmp(name, "handoff")) handoff(s, n ? n : 100);
 	else if (!strcmp(name, "timed")) timed(s);
+	else if (!strcmp(name, "idle")) idle(s);
+	else if (!strcmp(name, "prodcons")) prodcons(s, n ? n : 1000);
 	else if (!strcmp(name, "stall")) m(s, thread(s, 900), RUN_STALL_SIZE);
 	else if (!strcmp(name, "huge")) huge(s);
 	else if (!strcmp(name, "short")) f(s, 0, m(s, thread(s, 1100), RUN_SHORT_SIZE));
@@ -330,7 +367,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	uint64_t n = argc == 4 ? strtoull(argv[3], NULL, 10) : 0;
-	int timing = !strcmp(argv[1], "timed");
+	int timing = !strcmp(argv[1], "timed") || !strcmp(argv[1], "idle") ||
+		     !strcmp(argv[1], "prodcons");
 	s.w = mt_wl_writer_open(argv[2], 1, timing, 8, &s.e);
 	if (!s.w)
 		die(&s);

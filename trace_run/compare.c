@@ -68,6 +68,7 @@ static void child_args(const struct rt_cli *cli, char *alloc_arg, char **av, cha
 	snprintf(av[n++] = store[s++], 96, "--timer=%s", timer[o->timer]);
 	snprintf(av[n++] = store[s++], 96, "--sample-ms=%u", o->sample_ms);
 	snprintf(av[n++] = store[s++], 96, "--watchdog=%u", o->watchdog_s);
+	snprintf(av[n++] = store[s++], 96, "--window=%llu", (unsigned long long)o->window_us);
 	if (o->trim_every)
 		snprintf(av[n++] = store[s++], 96, "--trim-every=%llu",
 			 (unsigned long long)o->trim_every);

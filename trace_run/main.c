@@ -112,6 +112,12 @@ int main(int argc, char **argv)
 		rt_report_json(stdout, &res);
 	else
 		rt_report_text(stdout, &res);
+	double ratio;
+	if (rt_ideal_differs(&res, &ratio))
+		fprintf(stderr, "%s: %s: warning: Max Ideal RSS %s Kb is %.1fx the recorded ideal peak "
+			"of %s Kb: the threads ran in another order than recorded (see --window)\n",
+			prog, cli.path, rt_comma((res.ideal_peak + 1023) / 1024), ratio,
+			rt_comma((res.header_ideal_peak + 1023) / 1024));
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "%s: writing standard output: %s\n", prog, strerror(errno));
 		return 1;

@@ -44,10 +44,17 @@ void rt_monitor_close(struct rt_replay *r)
 
 struct progress {
 	uint64_t ops, calls;
-	int pacing, finished;
+	int working, finished;
 };
 
-static struct progress look(const struct rt_replay *r)
+/*
+ * Threads that are working though no op completes: in --touch or
+ * --trim-every work (a 4 GiB block takes seconds to write), or sleeping for
+ * --pace toward a time at most the watchdog's interval away (survey.c keeps
+ * the sleeps that short; a longer one is a stall like any other).  Time in
+ * the allocator, in a sync wait or held by the shared clock is no work.
+ */
+static struct progress look(const struct rt_replay *r, uint64_t now, uint64_t limit_ns)
 {
 	struct progress p = { 0 };
 	for (uint32_t i = 0; i < r->info->threads; i++) {
@@ -55,7 +62,8 @@ static struct progress look(const struct rt_replay *r)
 		p.ops += atomic_load_explicit(&t->ops, memory_order_relaxed);
 		p.calls += atomic_load_explicit(&t->calls, memory_order_relaxed);
 		int s = atomic_load_explicit(&t->state, memory_order_relaxed);
-		p.pacing += s == RT_PACING;
+		uint64_t due = atomic_load_explicit(&t->due_ns, memory_order_relaxed);
+		p.working += s == RT_BUSY || (s == RT_PACING && due - now <= limit_ns);
 		p.finished += s == RT_FINISHED;
 	}
 	return p;
@@ -89,7 +97,7 @@ static void sample(struct rt_replay *r, uint64_t calls)
 }
 
 /* One line naming every unfinished thread and what it waits for. */
-static void stuck(struct rt_replay *r, unsigned secs)
+static void stuck(struct rt_replay *r, unsigned secs, uint64_t now)
 {
 	char line[MT_ERROR_MAX];
 	size_t len = 0;
@@ -99,11 +107,20 @@ static void stuck(struct rt_replay *r, unsigned secs)
 			continue;
 		uint64_t w = atomic_load_explicit(&t->waiting, memory_order_relaxed);
 		uint64_t op = atomic_load_explicit(&t->ops, memory_order_relaxed);
+		int state = atomic_load_explicit(&t->state, memory_order_relaxed);
 		len += (size_t)snprintf(line + len, sizeof line - len, "%sthread %u (tid %u) ",
 					len ? "; " : "", i, t->tid);
 		if (w)
 			len += (size_t)snprintf(line + len, sizeof line - len,
 						"waits for sync %llu", (unsigned long long)(w - 1));
+		else if (state == RT_GATED)
+			len += (size_t)snprintf(line + len, sizeof line - len,
+						"is ahead on the recorded clock, waiting for thread %u",
+						atomic_load_explicit(&t->behind, memory_order_relaxed));
+		else if (state == RT_PACING)
+			len += (size_t)snprintf(line + len, sizeof line - len, "sleeps %llu s for --pace",
+						(unsigned long long)((atomic_load(&t->due_ns) - now) /
+								     1000000000u));
 		else
 			len += (size_t)snprintf(line + len, sizeof line - len, "is in op %llu",
 						(unsigned long long)op);
@@ -124,7 +141,7 @@ void *rt_monitor_main(void *arg)
 	struct timespec ts = { (time_t)(step_ns / 1000000000u), (long)(step_ns % 1000000000u) };
 	uint64_t last_ops = 0, still_since;
 
-	rt_sync_wait(&r->go);
+	rt_sync_wait(&r->go, 0);
 	if (atomic_load(&r->abandon))
 		return NULL;
 	still_since = r->start_ns;
@@ -136,16 +153,16 @@ void *rt_monitor_main(void *arg)
 		if (!last)
 			syscall(SYS_futex, (uint32_t *)&r->stop, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 0,
 				&ts, NULL, 0);
-		struct progress p = look(r);
 		uint64_t now = rt_clock_ns();
+		struct progress p = look(r, now, limit_ns);
 		sample(r, p.calls);
 		if (last)
 			break;
-		if (p.ops != last_ops || p.pacing || p.finished == (int)r->info->threads) {
+		if (p.ops != last_ops || p.working || p.finished == (int)r->info->threads) {
 			last_ops = p.ops;
 			still_since = now;
 		} else if (limit_ns && now - still_since >= limit_ns) {
-			stuck(r, r->o->watchdog_s);
+			stuck(r, r->o->watchdog_s, now);
 		}
 	}
 	return NULL;

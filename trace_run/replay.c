@@ -70,6 +70,24 @@ static int emulations(struct rt_replay *r, struct mt_error *e)
 	return 0;
 }
 
+/*
+ * How the threads keep time.  The shared clock (clock.c) needs recorded
+ * times and more than one thread.  --pace sleeps through idle stretches up
+ * to the watchdog's interval (10 s when it is off), so a paced replay never
+ * sits still longer than the watchdog allows.  Sync waits spin first only
+ * when every replay thread can have a processor of its own (sync.h).
+ */
+static void clock_setup(struct rt_replay *r)
+{
+	const struct rt_opts *o = r->o;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (r->info->threads > 1 && (r->info->flags & MT_WLF_TIMING))
+		r->window_ns = o->window_us * 1000u;
+	r->idle_cap_ns = (uint64_t)(o->watchdog_s ? o->watchdog_s : 10) * 1000000000u;
+	r->spins = cpus > 0 && r->info->threads <= (uint64_t)cpus ? RT_SYNC_SPINS : 0;
+	atomic_store(&r->wake_at, RT_AT_NONE);
+}
+
 struct tables {
 	size_t slots, syncs, threads;
 };
@@ -161,6 +179,11 @@ static void collect(const struct rt_replay *r, struct rt_result *res)
 	res->header_ideal_peak = r->info->ideal_peak;
 	res->threads = r->info->threads;
 	res->samples = r->samples;
+	res->timed = (r->info->flags & MT_WLF_TIMING) != 0;
+	res->window_us = r->window_ns / 1000u;
+	res->idle_stretches = r->ngaps;
+	res->idle_cap_ns = r->idle_cap_ns;
+	res->idle_cut_ns = r->idle_cut_ns;
 }
 
 /* Releases the parked threads, times the replay, joins everything. */
@@ -214,7 +237,8 @@ int rt_replay_run(const char *path, const struct rt_opts *o, struct rt_result *r
 		mt_error_set(e, path, "--pace needs recorded timing, and this workload has none");
 		goto out;
 	}
-	if (emulations(&r, e) || build(&r, &tb, e) || rt_monitor_open(&r, e))
+	clock_setup(&r);
+	if (rt_survey(&r, e) || emulations(&r, e) || build(&r, &tb, e) || rt_monitor_open(&r, e))
 		goto out;
 	res->emulated = r.foreign;
 	if (spawn(&r, &monitor, e))
@@ -229,6 +253,7 @@ out:
 	untable(r.threads, tb.threads);
 	untable((void *)r.syncs, tb.syncs);
 	untable(r.slots, tb.slots);
+	untable(r.gaps, r.gaps_bytes);
 	mt_wl_close(r.wl);
 	return rc;
 }

@@ -22,6 +22,7 @@ struct rt_opts {
 	enum rt_timer_source timer;
 	uint64_t trim_every;  /* malloc_trim(0) every N calls of a thread; 0 never */
 	int pace;             /* follow the recorded time deltas */
+	uint64_t window_us;   /* shared clock window in recorded usec; 0 off */
 	unsigned sample_ms;   /* sampler interval */
 	unsigned watchdog_s;  /* no progress this long while waiting: exit 3 */
 	const char *timeline; /* CSV of the samples, or NULL */
@@ -42,6 +43,11 @@ struct rt_result {
 	uint64_t failed_now;        /* calls that failed now but not when recorded */
 	uint64_t recorded_failed_ok;/* calls that failed when recorded but not now */
 	uint64_t samples;           /* sampler rows taken */
+	int timed;                  /* the workload has recorded times */
+	uint64_t window_us;         /* shared clock window in force; 0 none */
+	uint64_t idle_stretches;    /* --pace: idle stretches shortened */
+	uint64_t idle_cap_ns;       /* to this */
+	uint64_t idle_cut_ns;       /* recorded time left out */
 	unsigned emulated;          /* 1 << call for calls the allocator lacks */
 	struct rt_callstat calls[MT_CALL_COUNT];
 };

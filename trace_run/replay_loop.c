@@ -7,14 +7,18 @@
  * load and store, the ideal RSS update (a plain load and store with one
  * thread, a relaxed atomic add with more) and relaxed stores of the progress
  * counters (~75 together).  bench/trace_run.sh measures ~180 instructions,
- * 13-17 ns, against a plain loop of the same calls timed alike.  No
- * allocation, no lock, no system call; the work of --touch, --trim-every and
- * --pace is outside the timed region.
+ * 13-17 ns, against a plain loop of the same calls timed alike.  With more
+ * than one thread and recorded times, each op whose time moved also stores
+ * the thread's position on the shared clock and loads one shared word
+ * (clock.c).  No allocation, no lock, no system call; the work of --touch,
+ * --trim-every, --pace and the clock's waits is outside the timed region.
  */
 #include "config.h"
 
+#include <errno.h>
 #include <malloc.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <string.h>
 #include <time.h>
 
@@ -28,11 +32,12 @@
  * wraps a size near 2^64 to a few pages) must not make trace_run write
  * past its block.  The empty asm keeps the compiler from deleting stores
  * before free(). */
-static void touch(const struct rt_thread *t, void *p, uint64_t n)
+static void touch(struct rt_thread *t, void *p, uint64_t n)
 {
 	enum rt_touch how = t->touch;
 	if (!p || !n || how == RT_TOUCH_NONE)
 		return;
+	atomic_store_explicit(&t->state, RT_BUSY, memory_order_relaxed); /* for the watchdog */
 	if (t->usable_size) {
 		size_t usable = malloc_usable_size(p);
 		if (n > usable)
@@ -47,6 +52,7 @@ static void touch(const struct rt_thread *t, void *p, uint64_t n)
 			c[i] = 1;
 	}
 	__asm__ volatile("" : : "r"(p) : "memory");
+	atomic_store_explicit(&t->state, RT_RUNNING, memory_order_relaxed);
 }
 
 /*
@@ -304,22 +310,60 @@ static void replay_call(struct rt_thread *t, const struct mt_op *op, int tsc, ui
 		alloc_done(t, op, out, req);
 }
 
-/* Sleeps (or, for the last stretch, spins) until the op's recorded time. */
-static void pace(struct rt_thread *t, uint64_t due_ns)
+/*
+ * --pace: sleeps until the op's recorded time, counted from the release,
+ * less the idle stretches shortened before it (survey.c); gaps is this
+ * thread's cursor into them.  A sleep, never a spin, so a pacing thread
+ * leaves the processor to the others; replay threads set a timer slack of
+ * 1 ns when pacing, so the kernel wakes them within microseconds.
+ */
+struct pacer {
+	size_t gap;
+	uint64_t cut;
+};
+
+static void pace(struct rt_thread *t, struct pacer *pc, uint64_t rec)
 {
-	uint64_t now = rt_clock_ns();
-	if (now >= due_ns)
-		return;
-	atomic_store_explicit(&t->state, RT_PACING, memory_order_relaxed);
-	if (due_ns - now > 100000) {
-		uint64_t wake = due_ns - 50000;
-		struct timespec ts = { (time_t)(wake / 1000000000u), (long)(wake % 1000000000u) };
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
-			;
+	const struct rt_replay *r = t->r;
+	while (pc->gap < r->ngaps && rec >= r->gaps[pc->gap].to) {
+		pc->cut += r->gaps[pc->gap].to - r->gaps[pc->gap].from - r->idle_cap_ns;
+		pc->gap++;
 	}
-	while (rt_clock_ns() < due_ns)
-		rt_cpu_relax();
+	uint64_t due_ns = r->start_ns + rec - pc->cut;
+	if (rt_clock_ns() >= due_ns)
+		return;
+	atomic_store_explicit(&t->due_ns, due_ns, memory_order_relaxed);
+	atomic_store_explicit(&t->state, RT_PACING, memory_order_relaxed);
+	struct timespec ts = { (time_t)(due_ns / 1000000000u), (long)(due_ns % 1000000000u) };
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
 	atomic_store_explicit(&t->state, RT_RUNNING, memory_order_relaxed);
+}
+
+/* Publishes the thread's position on the shared clock (clock.c), waking
+ * the gated threads when it passes the time they wait for. */
+static inline void publish(struct rt_thread *t, uint64_t *published, uint64_t at)
+{
+	uint64_t was = *published, wake_at;
+	*published = at;
+	atomic_store_explicit(&t->at, at, memory_order_relaxed);
+	wake_at = atomic_load_explicit(&t->r->wake_at, memory_order_relaxed);
+	if (was < wake_at && at >= wake_at)
+		rt_clock_wake(t->r);
+}
+
+/* A thread about to wait at p is, on the clock, at its next call: in the
+ * recording that call came after the signal it waits for. */
+static uint64_t next_call_at(const uint8_t *p, const uint8_t *end, struct mt_op_state st,
+			     uint64_t rec)
+{
+	struct mt_op op;
+	while (p < end && !mt_op_decode(&p, end, &st, &op, 1)) {
+		rec += op.delta_ns;
+		if (mt_op_is_call(op.code))
+			return rec;
+	}
+	return RT_AT_NONE;
 }
 
 static void corrupt(struct rt_thread *t, const uint8_t *at)
@@ -336,38 +380,54 @@ void *rt_thread_main(void *arg)
 	const int tsc = r->timer.source == RT_TIMER_TSC;
 	const uint64_t overhead = r->timer.overhead, trim_every = r->o->trim_every;
 	const int timing = (r->info->flags & MT_WLF_TIMING) != 0, pacing = r->o->pace;
+	const int clocked = r->window_ns != 0;
+	const unsigned spins = r->spins;
 	struct mt_op_state st = { 0 };
 	struct mt_op op;
-	uint64_t ops = 0, calls = 0, since_trim = 0, due_ns;
+	struct pacer pc = { 0, 0 };
+	uint64_t ops = 0, calls = 0, since_trim = 0, rec = 0, published = 0, limit = 0;
 
-	rt_sync_wait(&r->go);
+	if (pacing)
+		prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+	rt_sync_wait(&r->go, spins);
 	if (atomic_load(&r->abandon))
 		return NULL;
-	due_ns = r->start_ns;
 	for (const uint8_t *p = t->stream; p < t->end;) {
 		const uint8_t *at = p;
 		if (mt_op_decode(&p, t->end, &st, &op, timing))
 			corrupt(t, at);
-		if (pacing) {
-			due_ns += op.delta_ns;
-			pace(t, due_ns);
+		if (op.delta_ns) { /* only timed workloads have deltas */
+			rec += op.delta_ns;
+			if (clocked) {
+				publish(t, &published, rec);
+				if (rec > limit)
+					limit = rt_clock_gate(t, rec);
+			}
+			if (pacing)
+				pace(t, &pc, rec);
 		}
 		if (op.code == MT_OP_SIGNAL) {
 			rt_sync_signal(&r->syncs[op.sync]);
 		} else if (op.code == MT_OP_WAIT) {
+			if (clocked)
+				publish(t, &published, next_call_at(p, t->end, st, rec));
 			atomic_store_explicit(&t->waiting, op.sync + 1, memory_order_relaxed);
-			rt_sync_wait(&r->syncs[op.sync]);
+			rt_sync_wait(&r->syncs[op.sync], spins);
 			atomic_store_explicit(&t->waiting, 0, memory_order_relaxed);
 		} else {
 			replay_call(t, &op, tsc, overhead);
 			atomic_store_explicit(&t->calls, ++calls, memory_order_relaxed);
 			if (trim_every && ++since_trim == trim_every) {
+				atomic_store_explicit(&t->state, RT_BUSY, memory_order_relaxed);
 				malloc_trim(0);
+				atomic_store_explicit(&t->state, RT_RUNNING, memory_order_relaxed);
 				since_trim = 0;
 			}
 		}
 		atomic_store_explicit(&t->ops, ++ops, memory_order_relaxed);
 	}
+	if (clocked)
+		publish(t, &published, RT_AT_NONE);
 	atomic_store_explicit(&t->state, RT_FINISHED, memory_order_release);
 	return NULL;
 }

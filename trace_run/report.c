@@ -78,6 +78,39 @@ static void timer_line(FILE *out, const struct rt_result *res)
 			"subtracted per call\n", rt_comma(res->timer.overhead));
 }
 
+/* How the threads were kept in order, when there was more than one. */
+static void order_line(FILE *out, const struct rt_result *res)
+{
+	if (res->threads < 2)
+		return;
+	if (res->window_us)
+		fprintf(out, "Order: threads kept within %s usec of each other on the recorded clock "
+			"(--window)\n", rt_comma(res->window_us));
+	else if (res->timed)
+		fprintf(out, "Order: sync points only (--window=0)\n");
+	else
+		fprintf(out, "Order: sync points only (no recorded times: convert with trace2wl "
+			"--timing)\n");
+}
+
+static void pacing_line(FILE *out, const struct rt_result *res)
+{
+	if (!res->idle_stretches)
+		return;
+	fprintf(out, "Pacing: %s idle stretch%s longer than %s s shortened to it, %s s of "
+		"recorded time left out\n", rt_comma(res->idle_stretches),
+		res->idle_stretches == 1 ? "" : "es", rt_comma(res->idle_cap_ns / 1000000000u),
+		rt_comma(res->idle_cut_ns / 1000000000u));
+}
+
+int rt_ideal_differs(const struct rt_result *res, double *ratio)
+{
+	if (!res->header_ideal_peak)
+		return 0;
+	*ratio = (double)res->ideal_peak / (double)res->header_ideal_peak;
+	return *ratio > 2.0 || *ratio < 0.5;
+}
+
 void rt_report_text(FILE *out, const struct rt_result *res)
 {
 	const char *unit = res->timer.unit;
@@ -100,6 +133,10 @@ void rt_report_text(FILE *out, const struct rt_result *res)
 	fprintf(out, "Outcomes: %s calls failed that succeeded when recorded, "
 		"%s recorded failures succeeded\n", rt_comma(res->failed_now),
 		rt_comma(res->recorded_failed_ok));
+	fprintf(out, "Recorded ideal peak: %s Kb (trace2wl, in the recorded order)\n",
+		rt_comma((res->header_ideal_peak + 1023) / 1024));
+	order_line(out, res);
+	pacing_line(out, res);
 	fprintf(out, "Replayer: %s Kb resident before the clock started (tables, streams, "
 		"threads)\n", rt_comma(res->replayer_kb));
 	timer_line(out, res);
@@ -160,7 +197,9 @@ void rt_report_json(FILE *out, const struct rt_result *res)
 		"\"sys_usec\":%llu,\"threads\":%u,\"max_rss_kb\":%ld,\"rss_start_kb\":%ld,"
 		"\"rss_end_kb\":%ld,\"ideal_rss_kb\":%llu,\"ideal_peak_bytes\":%llu,"
 		"\"header_ideal_peak_bytes\":%llu,\"replayer_kb\":%llu,\"total_call_time\":%llu,"
-		"\"failed_now\":%llu,\"recorded_failed_ok\":%llu,\"samples\":%llu,",
+		"\"failed_now\":%llu,\"recorded_failed_ok\":%llu,\"samples\":%llu,"
+		"\"recorded_ideal_kb\":%llu,\"window_us\":%llu,\"idle_stretches\":%llu,"
+		"\"idle_cut_ns\":%llu,",
 		res->timer.unit, (unsigned long long)res->elapsed, (unsigned long long)res->wall_usec,
 		(unsigned long long)res->user_usec, (unsigned long long)res->sys_usec, res->threads,
 		grew > 0 ? grew : 0, res->maxrss_start_kb, res->maxrss_end_kb,
@@ -168,7 +207,10 @@ void rt_report_json(FILE *out, const struct rt_result *res)
 		(unsigned long long)res->ideal_peak, (unsigned long long)res->header_ideal_peak,
 		(unsigned long long)res->replayer_kb, (unsigned long long)rt_total_call_time(res),
 		(unsigned long long)res->failed_now, (unsigned long long)res->recorded_failed_ok,
-		(unsigned long long)res->samples);
+		(unsigned long long)res->samples,
+		(unsigned long long)((res->header_ideal_peak + 1023) / 1024),
+		(unsigned long long)res->window_us, (unsigned long long)res->idle_stretches,
+		(unsigned long long)res->idle_cut_ns);
 	fprintf(out, "\"timer\":{\"source\":\"%s\",\"tsc_mhz\":%.1f,\"overhead\":%llu},",
 		res->timer.source == RT_TIMER_TSC ? "rdtscp" : "clock", res->timer.tsc_mhz,
 		(unsigned long long)res->timer.overhead);
