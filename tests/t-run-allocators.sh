@@ -43,7 +43,8 @@ grep -Eq '^avg malloc ' cmp.txt || fail "--compare: no avg malloc row"
 trace_run --compare=$have --json h.wl >cmp.json || fail "--compare --json failed"
 expect_eq "--compare --json entries" "$n" "$(python3 -c "import json; print(len(json.load(open('cmp.json'))))")"
 
-expect_fail_with "^trace_run: hoard: unknown allocator" trace_run --allocator=hoard e.wl
 expect_fail_with "^trace_run: /nonexistent/libx.so: not found" trace_run --allocator=/nonexistent/libx.so e.wl
+expect_eq "exit status of a missing library" 1 "$rc"
 expect_fail_with "^trace_run: -o sets glibc's malloc" trace_run --allocator=${have##*,} -o top_pad=0 e.wl
+expect_eq "exit status of -o with --allocator" 2 "$rc"
 pass

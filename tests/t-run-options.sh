@@ -38,7 +38,7 @@ for c in $(python3 -c "import json; print(' '.join(str(v['count']) for v in json
 	total=$((total + c))
 done
 expect_eq "calls in the last row" "$total" "$(tail -1 rss.csv | cut -d, -f5)"
-expect_fail_with "^trace_run: /nonexistent/rss.csv: No such file" \
+expect_fail_with "^trace_run: --timeline: cannot create /nonexistent/rss.csv: No such file" \
 	trace_run --timeline=/nonexistent/rss.csv e.wl
 
 # --pace: five mallocs recorded 20 ms apart cannot be replayed in less than

@@ -5,10 +5,14 @@
 #include "config.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <link.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "allocator.h"
@@ -53,6 +57,56 @@ static int locate(const char *soname, char *lib, size_t lib_len)
 	return -1;
 }
 
+/*
+ * Whether the dynamic loader can preload path: otherwise it prints its own
+ * complaint and carries on without it, and the user gets two lines for one
+ * mistake.  Tried by running "trace_run --version" with path in LD_PRELOAD
+ * and the loader's complaint, if any, caught: dlopen would be no test, as
+ * allocators with initial-exec TLS (jemalloc) can be preloaded but not
+ * opened, and the library's constructors run in that child, not here.
+ */
+int rt_allocator_loadable(const char *path, char *why, size_t why_len)
+{
+	char msg[512] = "";
+	int fds[2], status;
+	if (pipe(fds)) {
+		snprintf(why, why_len, "%s: pipe: %s", path, strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		dup2(fds[1], 2);
+		setenv("LD_PRELOAD", path, 1);
+		execl("/proc/self/exe", "trace_run", "--version", (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	size_t len = 0;
+	ssize_t n;
+	while (pid > 0 && len < sizeof msg - 1 && (n = read(fds[0], msg + len, sizeof msg - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fds[0]);
+	msg[len] = 0;
+	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
+		snprintf(why, why_len, "%s: cannot try preloading it: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!len && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	/* "ERROR: ld.so: object 'P' from LD_PRELOAD cannot be preloaded (WHY): ignored." */
+	char *from = strstr(msg, "preloaded ("), *to;
+	if (from && (to = strstr(from, "): ignored")))
+		*to = 0, from += strlen("preloaded (");
+	else
+		msg[strcspn(msg, "\n")] = 0, from = msg;
+	snprintf(why, why_len, "%s: not a library the loader can preload (%s)", path,
+		 *from ? from : "it exits with an error");
+	return -1;
+}
+
 int rt_allocator_lib(const char *name, char *lib, size_t lib_len, char *why, size_t why_len)
 {
 	if (!strcmp(name, "glibc")) {
@@ -63,7 +117,7 @@ int rt_allocator_lib(const char *name, char *lib, size_t lib_len, char *why, siz
 		snprintf(lib, lib_len, "%s", name);
 		if (access(lib, R_OK)) {
 			snprintf(why, why_len, "%s: not found", name);
-			return -1;
+			return 1;
 		}
 		return 0;
 	}
@@ -74,11 +128,11 @@ int rt_allocator_lib(const char *name, char *lib, size_t lib_len, char *why, siz
 			return 0;
 		snprintf(why, why_len, "%s: %s: not found (install the %s package)", name, lib,
 			 known[i].package);
-		return -1;
+		return 1;
 	}
 	snprintf(why, why_len, "%s: unknown allocator (glibc, jemalloc, tcmalloc, mimalloc, "
 		 "or a library path containing '/')", name);
-	return -1;
+	return 2;
 }
 
 static const char *origin(const char *symbol)

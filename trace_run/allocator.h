@@ -12,9 +12,15 @@
 #include <stddef.h>
 
 /* Resolves NAME (glibc, jemalloc, tcmalloc, mimalloc, or a path with a '/')
- * to the library to preload: "" for glibc.  Returns -1 with a one-line
- * reason in why, naming the package to install when a library is missing. */
+ * to the library to preload: "" for glibc.  Returns 0, or the exit status
+ * with a one-line reason in why: 2 for a name that is none of these (a
+ * usage error), 1 for a library that is missing (naming the package to
+ * install) or is not a shared object this machine can load. */
 int rt_allocator_lib(const char *name, char *lib, size_t lib_len, char *why, size_t why_len);
+
+/* 0 if the dynamic loader can preload the library at path, else -1 with
+ * the loader's reason in why. */
+int rt_allocator_loadable(const char *path, char *why, size_t why_len);
 
 /* The file malloc resolves to in this process. */
 const char *rt_malloc_origin(void);

@@ -232,11 +232,20 @@ int rt_compare(const struct rt_cli *cli)
 	int n = split(cli->compare, names, sizeof names, cols), status = 0;
 	if (n < 0)
 		return 2;
-	for (int i = 0; i < n; i++)
-		if (rt_allocator_lib(cols[i].name, lib, sizeof lib, why, sizeof why)) {
-			fprintf(stderr, "%s: %s\n", prog, why);
-			return 1;
+	for (int i = 0; i < n; i++) {
+		int bad = rt_allocator_lib(cols[i].name, lib, sizeof lib, why, sizeof why);
+		if (!bad && *lib && rt_allocator_loadable(lib, why, sizeof why))
+			bad = 1;
+		if (!bad && *lib && cli->tun.n) {
+			snprintf(why, sizeof why, "-o sets glibc's malloc, which %s in --compare replaces",
+				 cols[i].name);
+			bad = 2;
 		}
+		if (bad) {
+			fprintf(stderr, "%s: %s\n", prog, why);
+			return bad;
+		}
+	}
 	for (int i = 0; i < n && !status; i++)
 		status = run_one(cli, &cols[i]);
 	if (!status) {

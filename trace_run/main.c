@@ -24,10 +24,11 @@
 static const char *prog = "trace_run";
 #define REEXEC_MARK "TRACE_RUN_REEXEC"
 
-static int say(const char *why)
+/* One line on stderr; returns status. */
+static int say(const char *why, int status)
 {
 	fprintf(stderr, "%s: %s\n", prog, why);
-	return 1;
+	return status;
 }
 
 static void prepend_preload(const char *lib)
@@ -61,7 +62,7 @@ static int check_allocator(const char *name, const char *lib)
 		return 0;
 	snprintf(why, sizeof why, "%s: LD_PRELOAD of %s did not take effect (malloc is %s's)",
 		 name, lib, origin);
-	return say(why);
+	return say(why, 1);
 }
 
 /* Sets up the allocator and tunables; returns -1 (go on), or an exit status. */
@@ -69,15 +70,18 @@ static int choose_process(const struct rt_cli *cli, char **argv)
 {
 	char lib[PATH_MAX], why[PATH_MAX + 256];
 	const char *name = cli->allocator ? cli->allocator : "glibc";
-	if (rt_allocator_lib(name, lib, sizeof lib, why, sizeof why))
-		return say(why);
+	int status = rt_allocator_lib(name, lib, sizeof lib, why, sizeof why);
+	if (status)
+		return say(why, status);
 	if (*lib && cli->tun.n) {
 		snprintf(why, sizeof why, "-o sets glibc's malloc, which --allocator=%s replaces",
 			 name);
-		return say(why);
+		return say(why, 2);
 	}
 	if (!getenv(REEXEC_MARK)) {
 		const char *tunables = rt_tunables_env(&cli->tun);
+		if (*lib && rt_allocator_loadable(lib, why, sizeof why))
+			return say(why, 1);
 		if (*lib || tunables)
 			return reexec(argv, lib, tunables);
 	}
@@ -85,7 +89,7 @@ static int choose_process(const struct rt_cli *cli, char **argv)
 	if (*lib && check_allocator(name, lib))
 		return 1;
 	if (rt_tunables_apply(&cli->tun, why, sizeof why))
-		return say(why);
+		return say(why, 1);
 	return -1;
 }
 

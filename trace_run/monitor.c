@@ -29,7 +29,8 @@ int rt_monitor_open(struct rt_replay *r, struct mt_error *e)
 		return 0;
 	r->timeline = fopen(r->o->timeline, "w");
 	if (!r->timeline)
-		return mt_error_set(e, r->o->timeline, "%s", strerror(errno));
+		return mt_error_set(e, "--timeline", "cannot create %s: %s", r->o->timeline,
+				    strerror(errno));
 	fputs("time_ms,vmrss_kb,vmsize_kb,ideal_kb,calls\n", r->timeline);
 	return 0;
 }

@@ -50,7 +50,8 @@ static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	char *end;
 	errno = 0;
 	unsigned long long v = strtoull(s, &end, 10);
-	if (!*s || *end || errno || s[0] == '-' || v < min || v > max)
+	/* strtoull would take leading spaces and a sign: only digits are a count */
+	if (s[0] < '0' || s[0] > '9' || *end || errno || v < min || v > max)
 		return -1;
 	*out = v;
 	return 0;
@@ -146,6 +147,10 @@ static int check(int argc, char **argv, struct rt_cli *cli)
 	cli->path = argv[optind];
 	if (cli->compare && cli->allocator) {
 		fprintf(stderr, "%s: --compare and --allocator cannot go together\n", prog);
+		return -1;
+	}
+	if (cli->run.timeline && !*cli->run.timeline) {
+		fprintf(stderr, "%s: --timeline: no file name given\n", prog);
 		return -1;
 	}
 	if (cli->compare && cli->run.timeline) {

@@ -74,8 +74,9 @@ static void timer_line(FILE *out, const struct rt_result *res)
 		fprintf(out, "Timer: rdtscp, TSC at %.1f MHz (measured), %s cycles of timer cost "
 			"subtracted per call\n", res->timer.tsc_mhz, rt_comma(res->timer.overhead));
 	else
-		fprintf(out, "Timer: clock_gettime (no rdtscp), figures in ns, %s ns of timer cost "
-			"subtracted per call\n", rt_comma(res->timer.overhead));
+		fprintf(out, "Timer: clock_gettime (%s), figures in ns, %s ns of timer cost "
+			"subtracted per call\n", res->timer.clock_asked ? "--timer=clock" : "no rdtscp",
+			rt_comma(res->timer.overhead));
 }
 
 /* How the threads were kept in order, when there was more than one. */
