@@ -38,6 +38,17 @@ for c in $(python3 -c "import json; print(' '.join(str(v['count']) for v in json
 	total=$((total + c))
 done
 expect_eq "calls in the last row" "$total" "$(tail -1 rss.csv | cut -d, -f5)"
+# The end of the replay wakes the sampler for one last row, not two.
+[ "$(tail -1 rss.csv)" != "$(tail -2 rss.csv | head -1)" ] || fail "last timeline row written twice"
+# A timeline or a report that cannot be written: one line, status 1.
+expect_fail_with "^trace_run: --timeline: writing /dev/full: No space left" \
+	trace_run --timeline=/dev/full e.wl
+set +e
+trace_run --compare=glibc e.wl >/dev/full 2>err
+rc=$?
+set -e
+expect_eq "--compare >/dev/full: status" 1 "$rc"
+expect_eq "--compare >/dev/full: says" "trace_run: writing standard output: No space left on device" "$(cat err)"
 expect_fail_with "^trace_run: --timeline: cannot create /nonexistent/rss.csv: No such file" \
 	trace_run --timeline=/nonexistent/rss.csv e.wl
 

@@ -93,6 +93,16 @@ static int choose_process(const struct rt_cli *cli, char **argv)
 	return -1;
 }
 
+/* status, or 1 after one line if standard output could not be written. */
+static int flushed(int status)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "%s: writing standard output: %s\n", prog, strerror(errno));
+		return 1;
+	}
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	struct rt_cli cli;
@@ -102,7 +112,7 @@ int main(int argc, char **argv)
 	if (rt_parse_options(argc, argv, &cli))
 		return 2;
 	if (cli.compare)
-		return rt_compare(&cli);
+		return flushed(rt_compare(&cli));
 	int status = choose_process(&cli, argv);
 	if (status >= 0)
 		return status;
@@ -122,9 +132,5 @@ int main(int argc, char **argv)
 			"of %s Kb: the threads ran in another order than recorded (see --window)\n",
 			prog, cli.path, rt_comma((res.ideal_peak + 1023) / 1024), ratio,
 			rt_comma((res.header_ideal_peak + 1023) / 1024));
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "%s: writing standard output: %s\n", prog, strerror(errno));
-		return 1;
-	}
-	return 0;
+	return flushed(0);
 }

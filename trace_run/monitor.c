@@ -35,12 +35,21 @@ int rt_monitor_open(struct rt_replay *r, struct mt_error *e)
 	return 0;
 }
 
-void rt_monitor_close(struct rt_replay *r)
+int rt_monitor_close(struct rt_replay *r, struct mt_error *e)
 {
-	if (r->timeline)
-		fclose(r->timeline);
+	int rc = 0;
+	if (r->timeline) {
+		int failed = ferror(r->timeline);
+		errno = 0;
+		if (fclose(r->timeline) == EOF || failed)
+			rc = mt_error_set(e, "--timeline", "writing %s: %s", r->o->timeline,
+					  errno ? strerror(errno) : "write error");
+		r->timeline = NULL;
+	}
 	if (r->statm_fd >= 0)
 		close(r->statm_fd);
+	r->statm_fd = -1;
+	return rc;
 }
 
 struct progress {
@@ -149,11 +158,15 @@ void *rt_monitor_main(void *arg)
 	sample(r, 0);
 	for (;;) {
 		/* Sleeps one interval, or less when the replay ends; once it has
-		 * ended, one last sample shows every call done. */
+		 * ended, one last sample shows every call done.  The flag is read
+		 * again after the sleep, so the sample the end woke is that last
+		 * one, not one more before it. */
 		int last = atomic_load_explicit(&r->stop, memory_order_acquire);
-		if (!last)
+		if (!last) {
 			syscall(SYS_futex, (uint32_t *)&r->stop, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 0,
 				&ts, NULL, 0);
+			last = atomic_load_explicit(&r->stop, memory_order_acquire);
+		}
 		uint64_t now = rt_clock_ns();
 		struct progress p = look(r, now, limit_ns);
 		sample(r, p.calls);

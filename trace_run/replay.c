@@ -247,9 +247,9 @@ int rt_replay_run(const char *path, const struct rt_opts *o, struct rt_result *r
 	rt_statm(&r, &vmsize_kb, &res->replayer_kb);
 	run(&r, monitor, res);
 	collect(&r, res);
-	rc = 0;
+	rc = rt_monitor_close(&r, e) ? 1 : 0;
 out:
-	rt_monitor_close(&r);
+	rt_monitor_close(&r, NULL); /* after an earlier error, which is the one to tell */
 	untable(r.threads, tb.threads);
 	untable((void *)r.syncs, tb.syncs);
 	untable(r.slots, tb.slots);

@@ -118,7 +118,9 @@ void *rt_monitor_main(void *arg);
 /* Opens the timeline before any thread exists, so a bad path is an
  * ordinary error; the monitor writes to it. */
 int rt_monitor_open(struct rt_replay *r, struct mt_error *e);
-void rt_monitor_close(struct rt_replay *r);
+/* Closes what rt_monitor_open opened; -1 with e set if the timeline could
+ * not be written in full. */
+int rt_monitor_close(struct rt_replay *r, struct mt_error *e);
 /* This process's size and resident set now, from /proc/self/statm. */
 void rt_statm(const struct rt_replay *r, uint64_t *vmsize_kb, uint64_t *vmrss_kb);
 

@@ -42,17 +42,39 @@ static const unsigned order[] = {
 	MT_CALL_REALLOCARRAY, MT_CALL_MEMALIGN, MT_CALL_POSIX_MEMALIGN, MT_CALL_ALIGNED_ALLOC,
 	MT_CALL_VALLOC, MT_CALL_PVALLOC, MT_CALL_FREE_SIZED, MT_CALL_FREE_ALIGNED_SIZED,
 };
-enum { ORIGINAL_LINES = 4, NUMBER_END = 22 };
+enum { ORIGINAL_LINES = 4, NUMBER_END = 22, NUMBER_WIDTH = 6 };
 
-/* "Avg malloc time:    385 in        154 calls": the average ends in column
- * 22 whatever the name's length, as the original's hand-padded lines did. */
-static void avg_line(FILE *out, unsigned call, const struct rt_callstat *s)
+/*
+ * "Avg malloc time:    385 in        154 calls": the average ends in column
+ * number_end.  The original's four lines are printed as it printed them:
+ * hand-padded to column 22, and a call type never made as "0 in 1 calls"
+ * (it counted one call to avoid dividing by zero, and scripts that parse
+ * the lines have only ever seen that).  The lines this version adds, for
+ * longer names, share a column of their own.
+ */
+static void avg_line(FILE *out, unsigned call, const struct rt_callstat *s, int original,
+		     int number_end)
 {
 	char label[64];
 	int len = snprintf(label, sizeof label, "Avg %s time:", mt_call_name(call));
-	int width = NUMBER_END - len > 1 ? NUMBER_END - len : 1;
-	fprintf(out, "%s %*s in %10s calls\n", label, width, rt_comma(avg(s)),
-		rt_comma(s->count));
+	uint64_t count = original && !s->count ? 1 : s->count;
+	fprintf(out, "%s %*s in %10s calls\n", label, number_end - len, rt_comma(s->total / count),
+		rt_comma(count));
+}
+
+static void avg_lines(FILE *out, const struct rt_result *res)
+{
+	const size_t n = sizeof order / sizeof order[0];
+	int extra_end = NUMBER_END;
+	for (size_t i = ORIGINAL_LINES; i < n; i++) {
+		int len = (int)strlen(mt_call_name(order[i])) + (int)strlen("Avg  time:");
+		if (res->calls[order[i]].count && len + NUMBER_WIDTH > extra_end)
+			extra_end = len + NUMBER_WIDTH;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (i < ORIGINAL_LINES || res->calls[order[i]].count)
+			avg_line(out, order[i], &res->calls[order[i]], i < ORIGINAL_LINES,
+				 i < ORIGINAL_LINES ? NUMBER_END : extra_end);
 }
 
 static void percentiles(FILE *out, const struct rt_result *res)
@@ -125,9 +147,7 @@ void rt_report_text(FILE *out, const struct rt_result *res)
 		rt_comma((uint64_t)res->maxrss_start_kb), rt_comma((uint64_t)res->maxrss_end_kb));
 	fprintf(out, "%s Kb Max Ideal RSS\n", rt_comma((res->ideal_peak + 1023) / 1024));
 	fprintf(out, "\n");
-	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
-		if (i < ORIGINAL_LINES || res->calls[order[i]].count)
-			avg_line(out, order[i], &res->calls[order[i]]);
+	avg_lines(out, res);
 	fprintf(out, "Total call time: %s %s\n", rt_comma(rt_total_call_time(res)), unit);
 	fprintf(out, "\n");
 	percentiles(out, res);
