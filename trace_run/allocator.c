@@ -149,6 +149,53 @@ const char *rt_malloc_origin(void)
 	return origin("malloc");
 }
 
+int rt_malloc_is_libc(void)
+{
+	const char *path = rt_malloc_origin(), *slash = strrchr(path, '/');
+	return !strncmp(slash ? slash + 1 : path, "libc.so", 7);
+}
+
+/* Whether the loaded object named as in LD_PRELOAD defines malloc itself
+ * (dlsym on its handle also searches its dependencies, the C library
+ * among them, so the answer is checked against the object's own path). */
+static int defines_malloc(const char *name)
+{
+	void *h = dlopen(name, RTLD_NOLOAD | RTLD_LAZY);
+	struct link_map *map;
+	Dl_info info;
+	int own = 0;
+	if (!h)
+		return 0;
+	void *sym = dlsym(h, "malloc");
+	if (sym && dladdr(sym, &info) && info.dli_fname && !dlinfo(h, RTLD_DI_LINKMAP, &map))
+		own = !strcmp(info.dli_fname, map->l_name);
+	dlclose(h);
+	return own;
+}
+
+int rt_allocator_unpreload(void)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char list[PATH_MAX * 4], kept[PATH_MAX * 4] = "", *save;
+	int dropped = 0;
+	if (!old || snprintf(list, sizeof list, "%s", old) >= (int)sizeof list)
+		return 0;
+	/* ld.so(8): the entries are separated by colons or spaces */
+	for (char *s = strtok_r(list, ": ", &save); s; s = strtok_r(NULL, ": ", &save)) {
+		if (defines_malloc(s)) {
+			dropped++;
+			continue;
+		}
+		size_t len = strlen(kept);
+		snprintf(kept + len, sizeof kept - len, "%s%s", len ? ":" : "", s);
+	}
+	if (dropped && *kept)
+		setenv("LD_PRELOAD", kept, 1);
+	else if (dropped)
+		unsetenv("LD_PRELOAD");
+	return dropped;
+}
+
 unsigned rt_allocator_foreign(void)
 {
 	static const struct {

@@ -25,6 +25,16 @@ int rt_allocator_loadable(const char *path, char *why, size_t why_len);
 /* The file malloc resolves to in this process. */
 const char *rt_malloc_origin(void);
 
+/* Whether that file is the C library. */
+int rt_malloc_is_libc(void);
+
+/*
+ * Drops from LD_PRELOAD every library that defines malloc (an allocator
+ * inherited from the environment would otherwise stay in front of the one
+ * asked for, or of glibc); returns how many it dropped.
+ */
+int rt_allocator_unpreload(void);
+
 /*
  * Calls (bit 1 << enum mt_call) whose entry point is not the allocator's
  * own: jemalloc has no pvalloc, for one, and glibc's would carve the block

@@ -53,15 +53,19 @@ static int reexec(char **argv, const char *lib, const char *tunables)
 	return 1;
 }
 
-/* The preload took effect: malloc comes from lib. */
+/* The preload took effect: malloc comes from lib ("": the C library). */
 static int check_allocator(const char *name, const char *lib)
 {
 	char want[PATH_MAX], have[PATH_MAX], why[PATH_MAX * 2 + 128];
 	const char *origin = rt_malloc_origin();
-	if (realpath(lib, want) && realpath(origin, have) && !strcmp(want, have))
+	if (!*lib ? rt_malloc_is_libc()
+		  : realpath(lib, want) && realpath(origin, have) && !strcmp(want, have))
 		return 0;
-	snprintf(why, sizeof why, "%s: LD_PRELOAD of %s did not take effect (malloc is %s's)",
-		 name, lib, origin);
+	if (*lib)
+		snprintf(why, sizeof why, "%s: LD_PRELOAD of %s did not take effect (malloc is %s's)",
+			 name, lib, origin);
+	else
+		snprintf(why, sizeof why, "%s: malloc is %s's, not the C library's", name, origin);
 	return say(why, 1);
 }
 
@@ -82,12 +86,18 @@ static int choose_process(const struct rt_cli *cli, char **argv)
 		const char *tunables = rt_tunables_env(&cli->tun);
 		if (*lib && rt_allocator_loadable(lib, why, sizeof why))
 			return say(why, 1);
-		if (*lib || tunables)
+		int dropped = cli->allocator ? rt_allocator_unpreload() : 0;
+		if (*lib || tunables || dropped)
 			return reexec(argv, lib, tunables);
 	}
 	unsetenv(REEXEC_MARK);
-	if (*lib && check_allocator(name, lib))
+	if (cli->allocator && check_allocator(name, lib))
 		return 1;
+	if (!cli->allocator && cli->tun.n && !rt_malloc_is_libc()) {
+		snprintf(why, sizeof why, "-o sets glibc's malloc, and malloc here is %s's "
+			 "(from LD_PRELOAD; --allocator=glibc drops it)", rt_malloc_origin());
+		return say(why, 2);
+	}
 	if (rt_tunables_apply(&cli->tun, why, sizeof why))
 		return say(why, 1);
 	return -1;
