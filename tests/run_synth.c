@@ -28,6 +28,8 @@
  *   early      a free of an object before it is allocated (load error)
  *   nosignal   a WAIT no thread signals (load error)
  *   badcount   header objects one more than the streams allocate (load error)
+ *   extrasync  handoff for one round, header sync points one more than the
+ *              streams signal (load error)
  *   bench      one thread, N (default 1000000) calls of mixed sizes, a
  *              working set of 1000 blocks, for bench/trace_run.sh
  *
@@ -52,6 +54,7 @@ struct synth {
 	uint64_t cap;
 	uint64_t calls[16];
 	int extra_object; /* badcount */
+	int extra_sync;   /* extrasync */
 };
 
 static void die(struct synth *s)
@@ -352,6 +355,7 @@ static void run(struct synth *s, const char *name, uint64_t n)
 	else if (!strcmp(name, "early")) early(s);
 	else if (!strcmp(name, "nosignal")) nosignal(s);
 	else if (!strcmp(name, "badcount")) { basic(s); s->extra_object = 1; }
+	else if (!strcmp(name, "extrasync")) { handoff(s, 1); s->extra_sync = 1; }
 	else if (!strcmp(name, "bench")) bench(s, n ? n : 1000000);
 	else {
 		fprintf(stderr, "run_synth: unknown scenario '%s'\n", name);
@@ -375,7 +379,7 @@ int main(int argc, char **argv)
 	run(&s, argv[1], n);
 	struct mt_wl_info totals = {
 		.objects = s.next_obj + (uint64_t)s.extra_object,
-		.syncs = s.syncs,
+		.syncs = s.syncs + (uint64_t)s.extra_sync,
 		.ideal_peak = s.peak,
 	};
 	if (mt_wl_writer_finish(s.w, &totals, &s.e))

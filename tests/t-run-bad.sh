@@ -15,6 +15,13 @@ expect_fail_with '^trace_run: long.wl: not a workload' trace_run long.wl
 expect_fail_with '^trace_run: short.wl: .*truncated|^trace_run: short.wl: .*ends' trace_run short.wl
 synth badcount count.wl
 expect_fail_with '^trace_run: count.wl: header says' trace_run count.wl
+synth extrasync xs.wl
+expect_fail_with '^trace_run: xs.wl: header says 5 sync points, the streams signal 4$' trace_run xs.wl
+# The thread table's flags are reserved, 0 (docs/FORMAT.md): byte 4 of
+# thread 0's entry, which starts after the 256-byte header.
+cp good.wl flags.wl
+printf '\001' | dd of=flags.wl bs=1 seek=260 conv=notrunc 2>/dev/null
+expect_fail_with '^trace_run: flags.wl: thread 0 \(tid 100\): reserved flags 0x1 are not 0$' trace_run flags.wl
 synth early early.wl
 expect_fail_with '^trace_run: early.wl: .*before it is allocated' trace_run early.wl
 synth nosignal nosig.wl
