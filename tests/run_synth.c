@@ -30,6 +30,8 @@
  *   badcount   header objects one more than the streams allocate (load error)
  *   extrasync  handoff for one round, header sync points one more than the
  *              streams signal (load error)
+ *   threads    N threads (default 20000), none of which makes a call
+ *   busy       N threads (default 2000), each a malloc and its free
  *   bench      one thread, N (default 1000000) calls of mixed sizes, a
  *              working set of 1000 blocks, for bench/trace_run.sh
  *
@@ -296,6 +298,16 @@ static void prodcons(struct synth *s, uint64_t n)
 	}
 }
 
+/* n threads; with calls, each makes a malloc and frees it. */
+static void many(struct synth *s, uint64_t n, int calls)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		int t = thread(s, 2000 + (uint32_t)i);
+		if (calls)
+			f(s, t, m(s, t, 100));
+	}
+}
+
 static void cycle(struct synth *s)
 {
 	int a = thread(s, 500), b = thread(s, 501);
@@ -356,6 +368,8 @@ static void run(struct synth *s, const char *name, uint64_t n)
 	else if (!strcmp(name, "nosignal")) nosignal(s);
 	else if (!strcmp(name, "badcount")) { basic(s); s->extra_object = 1; }
 	else if (!strcmp(name, "extrasync")) { handoff(s, 1); s->extra_sync = 1; }
+	else if (!strcmp(name, "threads")) many(s, n ? n : 20000, 0);
+	else if (!strcmp(name, "busy")) many(s, n ? n : 2000, 1);
 	else if (!strcmp(name, "bench")) bench(s, n ? n : 1000000);
 	else {
 		fprintf(stderr, "run_synth: unknown scenario '%s'\n", name);

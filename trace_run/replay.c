@@ -89,7 +89,7 @@ static void clock_setup(struct rt_replay *r)
 }
 
 struct tables {
-	size_t slots, syncs, threads;
+	size_t slots, syncs, threads, stats;
 };
 
 static int build(struct rt_replay *r, struct tables *tb, struct mt_error *e)
@@ -130,10 +130,38 @@ static int build(struct rt_replay *r, struct tables *tb, struct mt_error *e)
 	return 0;
 }
 
+/* Each thread's statistics, for the call types the survey saw it make. */
+static int stats(struct rt_replay *r, struct tables *tb, struct mt_error *e)
+{
+	size_t n = 0;
+	for (uint32_t i = 0; i < r->info->threads; i++)
+		n += (size_t)__builtin_popcount(r->threads[i].used);
+	r->stats = table(n, sizeof *r->stats, &tb->stats);
+	if (!r->stats)
+		return mt_error_set(e, mt_wl_path(r->wl), "statistics for %zu call types: %s", n,
+				    strerror(errno));
+	struct rt_callstat *next = r->stats;
+	for (uint32_t i = 0; i < r->info->threads; i++)
+		for (unsigned c = 0; c < MT_CALL_COUNT; c++)
+			if (r->threads[i].used >> c & 1)
+				r->threads[i].stat[c] = next++;
+	return 0;
+}
+
+/* The replay threads of the first n that were started: a thread whose
+ * stream is empty has nothing to do, and gets no stack (a workload of
+ * 20,000 such threads would otherwise hold ~170 MB of them). */
+static void join(struct rt_replay *r, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (r->threads[i].stream != r->threads[i].end)
+			pthread_join(r->threads[i].pthread, NULL);
+}
+
 /*
- * Creates the monitor and every replay thread, parked on r->go.  If one
- * cannot be created, those that were are released with r->abandon set, so
- * they return at once, and joined.
+ * Creates the monitor and every replay thread with ops, parked on r->go.
+ * If one cannot be created, those that were are released with r->abandon
+ * set, so they return at once, and joined.
  */
 static int spawn(struct rt_replay *r, pthread_t *monitor, struct mt_error *e)
 {
@@ -144,7 +172,13 @@ static int spawn(struct rt_replay *r, pthread_t *monitor, struct mt_error *e)
 	int err = pthread_create(monitor, &attr, rt_monitor_main, r);
 	int have_monitor = !err;
 	while (!err && n < r->info->threads) {
-		err = pthread_create(&r->threads[n].pthread, &attr, rt_thread_main, &r->threads[n]);
+		struct rt_thread *t = &r->threads[n];
+		if (t->stream != t->end) {
+			err = pthread_create(&t->pthread, &attr, rt_thread_main, t);
+		} else {
+			atomic_store(&t->at, RT_AT_NONE);
+			atomic_store(&t->state, RT_FINISHED);
+		}
 		n += !err;
 	}
 	pthread_attr_destroy(&attr);
@@ -154,8 +188,7 @@ static int spawn(struct rt_replay *r, pthread_t *monitor, struct mt_error *e)
 		     r->info->threads, strerror(err));
 	atomic_store(&r->abandon, 1);
 	rt_sync_signal(&r->go);
-	for (uint32_t i = 0; i < n; i++)
-		pthread_join(r->threads[i].pthread, NULL);
+	join(r, n);
 	if (have_monitor)
 		pthread_join(*monitor, NULL);
 	return -1;
@@ -171,7 +204,8 @@ static void collect(const struct rt_replay *r, struct rt_result *res)
 	for (uint32_t i = 0; i < r->info->threads; i++) {
 		const struct rt_thread *t = &r->threads[i];
 		for (int c = 0; c < MT_CALL_COUNT; c++)
-			rt_callstat_merge(&res->calls[c], &t->stat[c]);
+			if (t->stat[c])
+				rt_callstat_merge(&res->calls[c], t->stat[c]);
 		res->failed_now += t->failed_now;
 		res->recorded_failed_ok += t->recorded_failed_ok;
 	}
@@ -196,8 +230,7 @@ static void run(struct rt_replay *r, pthread_t monitor, struct rt_result *res)
 	r->start_ns = rt_clock_ns();
 	uint64_t t0 = rt_now(tsc);
 	rt_sync_signal(&r->go);
-	for (uint32_t i = 0; i < r->info->threads; i++)
-		pthread_join(r->threads[i].pthread, NULL);
+	join(r, r->info->threads);
 	uint64_t t1 = rt_now(tsc);
 	uint64_t end_ns = rt_clock_ns();
 	getrusage(RUSAGE_SELF, &ru1);
@@ -238,7 +271,8 @@ int rt_replay_run(const char *path, const struct rt_opts *o, struct rt_result *r
 		goto out;
 	}
 	clock_setup(&r);
-	if (rt_survey(&r, e) || emulations(&r, e) || build(&r, &tb, e) || rt_monitor_open(&r, e))
+	if (emulations(&r, e) || build(&r, &tb, e) || rt_survey(&r, e) || stats(&r, &tb, e) ||
+	    rt_monitor_open(&r, e))
 		goto out;
 	res->emulated = r.foreign;
 	if (spawn(&r, &monitor, e))
@@ -250,6 +284,7 @@ int rt_replay_run(const char *path, const struct rt_opts *o, struct rt_result *r
 	rc = rt_monitor_close(&r, e) ? 1 : 0;
 out:
 	rt_monitor_close(&r, NULL); /* after an earlier error, which is the one to tell */
+	untable(r.stats, tb.stats);
 	untable(r.threads, tb.threads);
 	untable((void *)r.syncs, tb.syncs);
 	untable(r.slots, tb.slots);

@@ -63,7 +63,11 @@ struct rt_thread {
 	uint32_t index, tid;
 	pthread_t pthread;
 	uint64_t failed_now, recorded_failed_ok;
-	struct rt_callstat stat[MT_CALL_COUNT];
+	unsigned used;          /* 1 << call for each call type the stream makes (survey.c) */
+	/* Statistics of the call types in used, in the replay's stats table;
+	 * the others stay NULL.  A thread with every type holds 13 x 2 KiB of
+	 * histograms, so 20,000 threads that make no call hold none. */
+	struct rt_callstat *stat[MT_CALL_COUNT];
 };
 
 struct rt_replay {
@@ -77,6 +81,7 @@ struct rt_replay {
 	struct rt_slot *slots;     /* objects + 1; slot 0 stays NULL */
 	_Atomic uint32_t *syncs;   /* one word per sync point, see sync.h */
 	struct rt_thread *threads;
+	struct rt_callstat *stats; /* every thread's, see rt_thread.stat */
 	uint64_t window_ns;        /* shared clock window (clock.c); 0: off */
 	uint64_t idle_cap_ns;      /* --pace: longest idle stretch slept through */
 	struct rt_gap *gaps;       /* idle stretches longer than that, sorted */
@@ -103,8 +108,9 @@ struct rt_replay {
 
 void *rt_thread_main(void *arg);
 
-/* Before the clock starts: checks the recorded times and finds the idle
- * stretches --pace shortens (survey.c).  -1 with e set. */
+/* Before the clock starts, with the thread table built: notes the call
+ * types each thread makes, checks the sync count and the recorded times,
+ * and finds the idle stretches --pace shortens (survey.c).  -1 with e set. */
 int rt_survey(struct rt_replay *r, struct mt_error *e);
 
 /* Thread t, about to make a call at recorded time rec past its limit,

@@ -301,7 +301,7 @@ static void replay_call(struct rt_thread *t, const struct mt_op *op, int tsc, ui
 	}
 	if (!impossible(req))
 		out = timed_call(op, inp, t, tsc, &cost);
-	rt_callstat_add(&t->stat[op->code], cost > overhead ? cost - overhead : 0);
+	rt_callstat_add(t->stat[op->code], cost > overhead ? cost - overhead : 0);
 	if (frees)
 		return;
 	if (mt_call_has_in(op->code))

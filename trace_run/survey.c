@@ -2,6 +2,8 @@
  * survey.c - one pass over the streams before the clock starts, for what
  * the replay must know in advance and the load-time check does not say.
  *
+ * Call types: a thread's statistics are allocated for the types it makes.
+ *
  * Sync points: the header's count must be the number of SIGNAL ops, as
  * every id below it is signalled exactly once (docs/FORMAT.md); the
  * load-time check sees that no id is signalled twice or out of range, not
@@ -77,8 +79,9 @@ static int intersect(const struct gaps *a, const struct gaps *b, uint64_t cap, s
 	return 0;
 }
 
-/* One thread's stream: its pauses longer than cap, into mine (when
- * pausing), and that its recorded times fit. */
+/* One thread's stream: the call types it makes, its signals, its pauses
+ * longer than cap into mine (when pacing), and that its recorded times
+ * fit. */
 static int survey_thread(struct rt_replay *r, uint32_t i, uint64_t cap, struct gaps *mine,
 			 uint64_t *signals, struct mt_error *e)
 {
@@ -99,6 +102,7 @@ static int survey_thread(struct rt_replay *r, uint32_t i, uint64_t cap, struct g
 		*signals += op.code == MT_OP_SIGNAL;
 		if (!mt_op_is_call(op.code))
 			continue;
+		r->threads[i].used |= 1u << op.code;
 		if (r->o->pace && rec - last > cap && push(mine, last, rec))
 			return mt_error_set(e, mt_wl_path(r->wl), "out of memory for idle stretches");
 		last = rec;
