@@ -22,6 +22,7 @@
  *   huge       one thread: recorded successes no allocator can grant (pvalloc
  *              of 2^64 - 101, malloc and realloc of 2^63, an overflowing
  *              calloc); they count as no bytes
+ *   block      one thread, malloc(N) and its free
  *   short      one thread, malloc(RUN_SHORT_SIZE): tests/run_stall.so hands
  *              out a 64-byte block for it
  *   cycle      2 threads, each waiting for the other's signal (load error)
@@ -362,6 +363,7 @@ static void run(struct synth *s, const char *name, uint64_t n)
 	else if (!strcmp(name, "prodcons")) prodcons(s, n ? n : 1000);
 	else if (!strcmp(name, "stall")) m(s, thread(s, 900), RUN_STALL_SIZE);
 	else if (!strcmp(name, "huge")) huge(s);
+	else if (!strcmp(name, "block")) f(s, 0, m(s, thread(s, 1400), n));
 	else if (!strcmp(name, "short")) f(s, 0, m(s, thread(s, 1100), RUN_SHORT_SIZE));
 	else if (!strcmp(name, "cycle")) cycle(s);
 	else if (!strcmp(name, "early")) early(s);
