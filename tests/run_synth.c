@@ -23,6 +23,7 @@
  *              of 2^64 - 101, malloc and realloc of 2^63, an overflowing
  *              calloc); they count as no bytes
  *   block      one thread, malloc(N) and its free
+ *   freenull   one thread, N (default 20000) calls of free(NULL)
  *   short      one thread, malloc(RUN_SHORT_SIZE): tests/run_stall.so hands
  *              out a 64-byte block for it
  *   cycle      2 threads, each waiting for the other's signal (load error)
@@ -299,6 +300,13 @@ static void prodcons(struct synth *s, uint64_t n)
 	}
 }
 
+static void free_nulls(struct synth *s, uint64_t n)
+{
+	int t = thread(s, 1500);
+	for (uint64_t i = 0; i < n; i++)
+		f(s, t, 0);
+}
+
 /* n threads; with calls, each makes a malloc and frees it. */
 static void many(struct synth *s, uint64_t n, int calls)
 {
@@ -363,6 +371,7 @@ static void run(struct synth *s, const char *name, uint64_t n)
 	else if (!strcmp(name, "prodcons")) prodcons(s, n ? n : 1000);
 	else if (!strcmp(name, "stall")) m(s, thread(s, 900), RUN_STALL_SIZE);
 	else if (!strcmp(name, "huge")) huge(s);
+	else if (!strcmp(name, "freenull")) free_nulls(s, n ? n : 20000);
 	else if (!strcmp(name, "block")) f(s, 0, m(s, thread(s, 1400), n));
 	else if (!strcmp(name, "short")) f(s, 0, m(s, thread(s, 1100), RUN_SHORT_SIZE));
 	else if (!strcmp(name, "cycle")) cycle(s);
