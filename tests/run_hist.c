@@ -25,6 +25,16 @@ static int failures;
 		}                                                              \
 	} while (0)
 
+/* A thread's figures as they are read: merged into a zeroed set, which
+ * also counts the calls. */
+static const struct rt_callstat *merged(const struct rt_callstat *s)
+{
+	static struct rt_callstat m;
+	memset(&m, 0, sizeof m);
+	rt_callstat_merge(&m, s);
+	return &m;
+}
+
 /* reported must bound truth from above, within a quarter. */
 static void near(const char *what, uint64_t truth, uint64_t reported)
 {
@@ -39,15 +49,16 @@ static void uniform(void)
 	memset(&s, 0, sizeof s);
 	for (uint64_t v = 1; v <= 1000; v++)
 		rt_callstat_add(&s, v);
-	CHECK(s.count == 1000 && s.total == 500500 && s.max == 1000, "count %llu total %llu max %llu",
-	      (unsigned long long)s.count, (unsigned long long)s.total, (unsigned long long)s.max);
+	const struct rt_callstat *m = merged(&s);
+	CHECK(m->count == 1000 && m->total == 500500 && m->max == 1000, "count %llu total %llu max %llu",
+	      (unsigned long long)m->count, (unsigned long long)m->total, (unsigned long long)m->max);
 	/* rank 500 is 500, in bucket 448..511; rank 990 is 990, in 896..1023,
 	 * capped at the maximum */
-	CHECK(rt_callstat_quantile(&s, 0.5) == 511, "p50 %llu", (unsigned long long)rt_callstat_quantile(&s, 0.5));
-	CHECK(rt_callstat_quantile(&s, 0.99) == 1000, "p99 %llu", (unsigned long long)rt_callstat_quantile(&s, 0.99));
-	CHECK(rt_callstat_quantile(&s, 1.0) == 1000, "p100 %llu", (unsigned long long)rt_callstat_quantile(&s, 1.0));
-	near("p10", 100, rt_callstat_quantile(&s, 0.1));
-	near("p75", 750, rt_callstat_quantile(&s, 0.75));
+	CHECK(rt_callstat_quantile(m, 0.5) == 511, "p50 %llu", (unsigned long long)rt_callstat_quantile(m, 0.5));
+	CHECK(rt_callstat_quantile(m, 0.99) == 1000, "p99 %llu", (unsigned long long)rt_callstat_quantile(m, 0.99));
+	CHECK(rt_callstat_quantile(m, 1.0) == 1000, "p100 %llu", (unsigned long long)rt_callstat_quantile(m, 1.0));
+	near("p10", 100, rt_callstat_quantile(m, 0.1));
+	near("p75", 750, rt_callstat_quantile(m, 0.75));
 }
 
 /* 99 fast calls and one slow one: p50 is fast, p99 still fast, max slow. */
@@ -58,11 +69,13 @@ static void outlier(void)
 	for (int i = 0; i < 99; i++)
 		rt_callstat_add(&s, 40);
 	rt_callstat_add(&s, 1000000);
-	near("outlier p50", 40, rt_callstat_quantile(&s, 0.5));
-	near("outlier p99", 40, rt_callstat_quantile(&s, 0.99));
-	CHECK(rt_callstat_quantile(&s, 1.0) == 1000000, "outlier p100 %llu",
-	      (unsigned long long)rt_callstat_quantile(&s, 1.0));
-	CHECK(s.max == 1000000, "outlier max %llu", (unsigned long long)s.max);
+	const struct rt_callstat *m = merged(&s);
+	near("outlier p50", 40, rt_callstat_quantile(m, 0.5));
+	near("outlier p99", 40, rt_callstat_quantile(m, 0.99));
+	CHECK(rt_callstat_quantile(m, 1.0) == 1000000, "outlier p100 %llu",
+	      (unsigned long long)rt_callstat_quantile(m, 1.0));
+	CHECK(m->max == 1000000 && m->count == 100, "outlier max %llu count %llu",
+	      (unsigned long long)m->max, (unsigned long long)m->count);
 }
 
 /* Small values have exact buckets; huge ones do not overflow the table. */
@@ -72,8 +85,8 @@ static void edges(void)
 	for (uint64_t v = 0; v < 4; v++) {
 		memset(&s, 0, sizeof s);
 		rt_callstat_add(&s, v);
-		CHECK(rt_callstat_quantile(&s, 0.5) == v, "single %llu: p50 %llu", (unsigned long long)v,
-		      (unsigned long long)rt_callstat_quantile(&s, 0.5));
+		CHECK(rt_callstat_quantile(merged(&s), 0.5) == v, "single %llu: p50 %llu", (unsigned long long)v,
+		      (unsigned long long)rt_callstat_quantile(merged(&s), 0.5));
 	}
 	uint64_t big[] = { 4, 5, 7, 8, 1000, 123456789, UINT64_MAX / 3, UINT64_MAX };
 	for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
@@ -81,10 +94,10 @@ static void edges(void)
 		memset(&s, 0, sizeof s);
 		rt_callstat_add(&s, big[i] / 2);
 		rt_callstat_add(&s, big[i]);
-		near("pair p50", big[i] / 2, rt_callstat_quantile(&s, 0.5));
+		near("pair p50", big[i] / 2, rt_callstat_quantile(merged(&s), 0.5));
 	}
 	memset(&s, 0, sizeof s);
-	CHECK(rt_callstat_quantile(&s, 0.5) == 0, "empty p50");
+	CHECK(rt_callstat_quantile(merged(&s), 0.5) == 0, "empty p50");
 }
 
 /* Two threads' statistics merge into what one would have seen. */
@@ -101,7 +114,8 @@ static void merge(void)
 	}
 	rt_callstat_merge(&sum, &a);
 	rt_callstat_merge(&sum, &b);
-	CHECK(!memcmp(&sum, &all, sizeof sum), "merged statistics differ from one thread's");
+	CHECK(!memcmp(&sum, merged(&all), sizeof sum), "merged statistics differ from one thread's");
+	CHECK(sum.count == 300, "merged count %llu", (unsigned long long)sum.count);
 }
 
 int main(void)

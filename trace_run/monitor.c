@@ -69,8 +69,9 @@ static struct progress look(const struct rt_replay *r, uint64_t now, uint64_t li
 	struct progress p = { 0 };
 	for (uint32_t i = 0; i < r->info->threads; i++) {
 		struct rt_thread *t = &r->threads[i];
-		p.ops += atomic_load_explicit(&t->ops, memory_order_relaxed);
-		p.calls += atomic_load_explicit(&t->calls, memory_order_relaxed);
+		uint64_t calls = atomic_load_explicit(&t->calls, memory_order_relaxed);
+		p.calls += calls;
+		p.ops += calls + atomic_load_explicit(&t->syncs, memory_order_relaxed);
 		int s = atomic_load_explicit(&t->state, memory_order_relaxed);
 		uint64_t due = atomic_load_explicit(&t->due_ns, memory_order_relaxed);
 		p.working += s == RT_BUSY || (s == RT_PACING && due - now <= limit_ns);
@@ -116,7 +117,8 @@ static void stuck(struct rt_replay *r, unsigned secs, uint64_t now)
 		if (atomic_load_explicit(&t->state, memory_order_relaxed) == RT_FINISHED)
 			continue;
 		uint64_t w = atomic_load_explicit(&t->waiting, memory_order_relaxed);
-		uint64_t op = atomic_load_explicit(&t->ops, memory_order_relaxed);
+		uint64_t op = atomic_load_explicit(&t->calls, memory_order_relaxed) +
+			      atomic_load_explicit(&t->syncs, memory_order_relaxed);
 		int state = atomic_load_explicit(&t->state, memory_order_relaxed);
 		len += (size_t)snprintf(line + len, sizeof line - len, "%sthread %u (tid %u) ",
 					len ? "; " : "", i, t->tid);

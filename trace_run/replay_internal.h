@@ -44,8 +44,8 @@ struct rt_replay;
 /* One replay thread.  The first cache line is written by its owner and read
  * by the monitor and the other threads; the rest is the owner's alone. */
 struct rt_thread {
-	_Alignas(64) _Atomic uint64_t ops;   /* ops completed, syncs included */
-	_Atomic uint64_t calls;              /* allocator calls completed */
+	_Alignas(64) _Atomic uint64_t calls; /* allocator calls completed */
+	_Atomic uint64_t syncs;              /* sync ops completed: ops = calls + syncs */
 	_Atomic uint64_t waiting;            /* sync id + 1 while in WAIT, else 0 */
 	_Atomic uint64_t at;                 /* position on the shared clock, see clock.c */
 	_Atomic uint64_t due_ns;             /* while pacing: CLOCK_MONOTONIC to wake at */

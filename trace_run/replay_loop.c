@@ -2,16 +2,19 @@
  * replay_loop.c - the replay threads: decode an op, make the call, time it.
  *
  * This is the hot path.  Per call, beyond the two timer reads (RDTSCP+LFENCE
- * each) and the call itself: one op decode (a head byte and two to four
- * varints, ~80 instructions), one histogram update (~28), the object table
- * load and store, the ideal RSS update (a plain load and store with one
- * thread, a relaxed atomic add with more) and relaxed stores of the progress
- * counters (~75 together).  bench/trace_run.sh measures ~180 instructions,
- * 13-17 ns, against a plain loop of the same calls timed alike.  With more
- * than one thread and recorded times, each op whose time moved also stores
- * the thread's position on the shared clock and loads one shared word
- * (clock.c).  No allocation, no lock, no system call; the work of --touch,
- * --trim-every, --pace and the clock's waits is outside the timed region.
+ * each) and the call itself: one op decode (inlined; a head byte and two to
+ * four varints, one- and two-byte varints on a short path, ~60
+ * instructions), one histogram update (~17), the object table load and
+ * store, the ideal RSS update (a plain load and store with one thread, a
+ * relaxed atomic add with more), one relaxed store of the call counter, and
+ * the dispatch (malloc and free tested first, the rest by jump table).
+ * bench/trace_run.sh measures ~146 instructions, ~10 ns, against a plain
+ * loop of the same calls timed alike.  With more than one thread and
+ * recorded times, each op whose time moved also stores the thread's
+ * position on the shared clock and loads one shared word (clock.c).  No
+ * allocation, no lock, no system call; the work of --touch, --trim-every,
+ * --pace and the clock's waits is outside the timed region, and out of
+ * line.
  */
 #include "config.h"
 
@@ -32,11 +35,9 @@
  * wraps a size near 2^64 to a few pages) must not make trace_run write
  * past its block.  The empty asm keeps the compiler from deleting stores
  * before free(). */
-static void touch(struct rt_thread *t, void *p, uint64_t n)
+static __attribute__((noinline)) void touch_block(struct rt_thread *t, void *p, uint64_t n)
 {
 	enum rt_touch how = t->touch;
-	if (!p || !n || how == RT_TOUCH_NONE)
-		return;
 	atomic_store_explicit(&t->state, RT_BUSY, memory_order_relaxed); /* for the watchdog */
 	if (t->usable_size) {
 		size_t usable = malloc_usable_size(p);
@@ -55,26 +56,23 @@ static void touch(struct rt_thread *t, void *p, uint64_t n)
 	atomic_store_explicit(&t->state, RT_RUNNING, memory_order_relaxed);
 }
 
+/* The test inline, the work out of line: with --touch=none a call to a
+ * function that returns at once cost the loop ~20 instructions a call. */
+static inline void touch(struct rt_thread *t, void *p, uint64_t n)
+{
+	if (t->touch != RT_TOUCH_NONE && p && n)
+		touch_block(t, p, n);
+}
+
 /*
  * The live requested bytes and their peak.  With one replay thread a plain
  * load and store (relaxed atomics, so the monitor may read them) is exact
- * and costs ~1 ns; with more, a locked add (~5-8 ns uncontended) keeps the
- * peak exact in any interleaving without a lock.
+ * and costs ~1 ns, inline; with more, a locked add (~5-8 ns uncontended)
+ * keeps the peak exact in any interleaving without a lock.
  */
-static void ideal_add(const struct rt_thread *t, int64_t d)
+static __attribute__((noinline)) void ideal_add_shared(struct rt_replay *r, int64_t d)
 {
-	struct rt_replay *r = t->r;
-	int64_t now;
-	if (!d)
-		return;
-	if (t->single) {
-		now = atomic_load_explicit(&r->ideal_live, memory_order_relaxed) + d;
-		atomic_store_explicit(&r->ideal_live, now, memory_order_relaxed);
-		if (now > atomic_load_explicit(&r->ideal_peak, memory_order_relaxed))
-			atomic_store_explicit(&r->ideal_peak, now, memory_order_relaxed);
-		return;
-	}
-	now = atomic_fetch_add_explicit(&r->ideal_live, d, memory_order_relaxed) + d;
+	int64_t now = atomic_fetch_add_explicit(&r->ideal_live, d, memory_order_relaxed) + d;
 	if (d < 0)
 		return;
 	int64_t peak = atomic_load_explicit(&r->ideal_peak, memory_order_relaxed);
@@ -82,6 +80,19 @@ static void ideal_add(const struct rt_thread *t, int64_t d)
 								   memory_order_relaxed,
 								   memory_order_relaxed))
 		;
+}
+
+static inline void ideal_add(const struct rt_thread *t, int64_t d)
+{
+	struct rt_replay *r = t->r;
+	if (!t->single) {
+		ideal_add_shared(r, d);
+		return;
+	}
+	int64_t now = atomic_load_explicit(&r->ideal_live, memory_order_relaxed) + d;
+	atomic_store_explicit(&r->ideal_live, now, memory_order_relaxed);
+	if (now > atomic_load_explicit(&r->ideal_peak, memory_order_relaxed))
+		atomic_store_explicit(&r->ideal_peak, now, memory_order_relaxed);
 }
 
 /* Bytes the program asked for; an overflowing array size cannot succeed. */
@@ -106,10 +117,8 @@ static void sized_free(const struct mt_op *op, void *p)
 #if defined(HAVE_FREE_SIZED) && defined(HAVE_FREE_ALIGNED_SIZED)
 	if (op->code == MT_CALL_FREE_SIZED)
 		free_sized(p, op->size);
-	else if (op->code == MT_CALL_FREE_ALIGNED_SIZED)
-		free_aligned_sized(p, op->align, op->size);
 	else
-		free(p);
+		free_aligned_sized(p, op->align, op->size);
 #else
 	free(p); /* this libc has no sized free: the plain one is the same request */
 #endif
@@ -168,11 +177,21 @@ static void *timed_call(const struct mt_op *op, void *in, const struct rt_thread
 	uint64_t t0, t1;
 	size_t sz = (size_t)op->size;
 
+	/* malloc and free first, without the jump table: they are most calls of
+	 * most programs, and no allocator lacks them */
+	if (op->code == MT_CALL_MALLOC) {
+		t0 = rt_now(tsc); out = malloc(sz); t1 = rt_now(tsc);
+		*cost = t1 - t0;
+		return out;
+	}
+	if (op->code == MT_CALL_FREE) {
+		t0 = rt_now(tsc); free(in); t1 = rt_now(tsc);
+		*cost = t1 - t0;
+		return NULL;
+	}
 	if (t->foreign >> op->code & 1)
 		return timed_emulation(op, in, t->page, tsc, cost);
 	switch (op->code) {
-	case MT_CALL_MALLOC:
-		t0 = rt_now(tsc); out = malloc(sz); t1 = rt_now(tsc); break;
 	case MT_CALL_CALLOC:
 		t0 = rt_now(tsc); out = calloc(op->nmemb, sz); t1 = rt_now(tsc); break;
 	case MT_CALL_REALLOC:
@@ -194,7 +213,7 @@ static void *timed_call(const struct mt_op *op, void *in, const struct rt_thread
 		t0 = rt_now(tsc); out = valloc(sz); t1 = rt_now(tsc); break;
 	case MT_CALL_PVALLOC:
 		t0 = rt_now(tsc); out = pvalloc(sz); t1 = rt_now(tsc); break;
-	default: /* the frees */
+	default: /* the sized frees */
 		t0 = rt_now(tsc); sized_free(op, in); t1 = rt_now(tsc); break;
 	}
 	*cost = t1 - t0;
@@ -379,13 +398,15 @@ void *rt_thread_main(void *arg)
 	struct rt_replay *r = t->r;
 	const int tsc = r->timer.source == RT_TIMER_TSC;
 	const uint64_t overhead = r->timer.overhead, trim_every = r->o->trim_every;
+	/* calls until the next malloc_trim; never reached without --trim-every */
+	uint64_t until_trim = trim_every ? trim_every : UINT64_MAX;
 	const int timing = (r->info->flags & MT_WLF_TIMING) != 0, pacing = r->o->pace;
 	const int clocked = r->window_ns != 0;
 	const unsigned spins = r->spins;
 	struct mt_op_state st = { 0 };
 	struct mt_op op;
 	struct pacer pc = { 0, 0 };
-	uint64_t ops = 0, calls = 0, since_trim = 0, rec = 0, published = 0, limit = 0;
+	uint64_t calls = 0, syncs = 0, rec = 0, published = 0, limit = 0;
 
 	if (pacing)
 		prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
@@ -406,25 +427,27 @@ void *rt_thread_main(void *arg)
 			if (pacing)
 				pace(t, &pc, rec);
 		}
+		if (mt_op_is_call(op.code)) {
+			replay_call(t, &op, tsc, overhead);
+			atomic_store_explicit(&t->calls, ++calls, memory_order_relaxed);
+			if (!--until_trim) {
+				atomic_store_explicit(&t->state, RT_BUSY, memory_order_relaxed);
+				malloc_trim(0);
+				atomic_store_explicit(&t->state, RT_RUNNING, memory_order_relaxed);
+				until_trim = trim_every;
+			}
+			continue;
+		}
 		if (op.code == MT_OP_SIGNAL) {
 			rt_sync_signal(&r->syncs[op.sync]);
-		} else if (op.code == MT_OP_WAIT) {
+		} else {
 			if (clocked)
 				publish(t, &published, next_call_at(p, t->end, st, rec));
 			atomic_store_explicit(&t->waiting, op.sync + 1, memory_order_relaxed);
 			rt_sync_wait(&r->syncs[op.sync], spins);
 			atomic_store_explicit(&t->waiting, 0, memory_order_relaxed);
-		} else {
-			replay_call(t, &op, tsc, overhead);
-			atomic_store_explicit(&t->calls, ++calls, memory_order_relaxed);
-			if (trim_every && ++since_trim == trim_every) {
-				atomic_store_explicit(&t->state, RT_BUSY, memory_order_relaxed);
-				malloc_trim(0);
-				atomic_store_explicit(&t->state, RT_RUNNING, memory_order_relaxed);
-				since_trim = 0;
-			}
 		}
-		atomic_store_explicit(&t->ops, ++ops, memory_order_relaxed);
+		atomic_store_explicit(&t->syncs, ++syncs, memory_order_relaxed);
 	}
 	if (clocked)
 		publish(t, &published, RT_AT_NONE);
