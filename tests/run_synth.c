@@ -23,6 +23,7 @@
  *              of 2^64 - 101, malloc and realloc of 2^63, an overflowing
  *              calloc); they count as no bytes
  *   block      one thread, malloc(N) and its free
+ *   keep       one thread, malloc(N), never freed
  *   freenull   one thread, N (default 20000) calls of free(NULL)
  *   short      one thread, malloc(RUN_SHORT_SIZE): tests/run_stall.so hands
  *              out a 64-byte block for it
@@ -372,6 +373,7 @@ static void run(struct synth *s, const char *name, uint64_t n)
 	else if (!strcmp(name, "stall")) m(s, thread(s, 900), RUN_STALL_SIZE);
 	else if (!strcmp(name, "huge")) huge(s);
 	else if (!strcmp(name, "freenull")) free_nulls(s, n ? n : 20000);
+	else if (!strcmp(name, "keep")) m(s, thread(s, 1600), n);
 	else if (!strcmp(name, "block")) f(s, 0, m(s, thread(s, 1400), n));
 	else if (!strcmp(name, "short")) f(s, 0, m(s, thread(s, 1100), RUN_SHORT_SIZE));
 	else if (!strcmp(name, "cycle")) cycle(s);

@@ -22,6 +22,14 @@ for touch in all page; do
 done
 kb=$(jget b-none.json "['max_rss_kb']")
 [ "$kb" -lt 16384 ] || fail "--touch=none: a 64 MiB block grew RSS by $kb Kb"
+# held_kb: a written block still live at the end is resident then; the
+# replayer's own memory is not counted in it.
+synth keep k.wl 67108864
+trace_run --json k.wl >k.json || fail "keep: replay failed"
+kb=$(jget k.json "['held_kb']")
+[ "$kb" -ge 65536 ] && [ "$kb" -lt 73728 ] || fail "a live 64 MiB block: held $kb Kb"
+kb=$(jget b-all.json "['held_kb']")
+[ "$kb" -lt 8192 ] || fail "a freed 64 MiB block: held $kb Kb"
 
 # probed LOG CMD...: runs CMD with the probe preloaded, its report in LOG.
 probed() {

@@ -209,6 +209,7 @@ static void table(struct column *cols, int n)
 	top_row("usec user time", "user_usec", cols, n);
 	top_row("Kb Max RSS", "max_rss_kb", cols, n);
 	top_row("Kb Max Ideal RSS", "ideal_rss_kb", cols, n);
+	top_row("Kb held at the end", "held_kb", cols, n);
 	top_row("total call time", "total_call_time", cols, n);
 	call_rows(cols, n);
 	top_row("calls failed now", "failed_now", cols, n);

@@ -277,9 +277,10 @@ int rt_replay_run(const char *path, const struct rt_opts *o, struct rt_result *r
 	res->emulated = r.foreign;
 	if (spawn(&r, &monitor, e))
 		goto out;
-	uint64_t vmsize_kb;
-	rt_statm(&r, &vmsize_kb, &res->replayer_kb);
+	res->replayer_kb = rt_rss_exact(&r);
 	run(&r, monitor, res);
+	uint64_t after_kb = rt_rss_exact(&r);
+	res->held_kb = after_kb > res->replayer_kb ? after_kb - res->replayer_kb : 0;
 	collect(&r, res);
 	rc = rt_monitor_close(&r, e) ? 1 : 0;
 out:

@@ -37,7 +37,8 @@ struct rt_result {
 	uint64_t elapsed;           /* timer units, release to last join */
 	uint64_t wall_usec, user_usec, sys_usec;
 	long maxrss_start_kb, maxrss_end_kb;
-	uint64_t replayer_kb;       /* resident before the clock started */
+	uint64_t replayer_kb;       /* resident before the clock started, exact */
+	uint64_t held_kb;           /* resident after the replay beyond that, exact */
 	uint64_t ideal_peak;        /* bytes, peak of live requested bytes */
 	uint64_t header_ideal_peak; /* what trace2wl computed, for comparison */
 	uint64_t failed_now;        /* calls that failed now but not when recorded */

@@ -129,5 +129,7 @@ int rt_monitor_open(struct rt_replay *r, struct mt_error *e);
 int rt_monitor_close(struct rt_replay *r, struct mt_error *e);
 /* This process's size and resident set now, from /proc/self/statm. */
 void rt_statm(const struct rt_replay *r, uint64_t *vmsize_kb, uint64_t *vmrss_kb);
+/* This process's resident set now, exact (slow: walks the page tables). */
+uint64_t rt_rss_exact(const struct rt_replay *r);
 
 #endif

@@ -160,6 +160,8 @@ void rt_report_text(FILE *out, const struct rt_result *res)
 	pacing_line(out, res);
 	fprintf(out, "Replayer: %s Kb resident before the clock started (tables, streams, "
 		"threads)\n", rt_comma(res->replayer_kb));
+	fprintf(out, "Held: %s Kb more resident when the replay ended (live blocks and what the "
+		"allocator keeps)\n", rt_comma(res->held_kb));
 	timer_line(out, res);
 	fprintf(out, "Allocator: %s (%s)\n", res->allocator, res->allocator_lib);
 	if (res->emulated) {
@@ -217,7 +219,8 @@ void rt_report_json(FILE *out, const struct rt_result *res)
 	fprintf(out, ",\"unit\":\"%s\",\"elapsed\":%llu,\"wall_usec\":%llu,\"user_usec\":%llu,"
 		"\"sys_usec\":%llu,\"threads\":%u,\"max_rss_kb\":%ld,\"rss_start_kb\":%ld,"
 		"\"rss_end_kb\":%ld,\"ideal_rss_kb\":%llu,\"ideal_peak_bytes\":%llu,"
-		"\"header_ideal_peak_bytes\":%llu,\"replayer_kb\":%llu,\"total_call_time\":%llu,"
+		"\"header_ideal_peak_bytes\":%llu,\"replayer_kb\":%llu,\"held_kb\":%llu,"
+		"\"total_call_time\":%llu,"
 		"\"failed_now\":%llu,\"recorded_failed_ok\":%llu,\"samples\":%llu,"
 		"\"recorded_ideal_kb\":%llu,\"window_us\":%llu,\"idle_stretches\":%llu,"
 		"\"idle_cut_ns\":%llu,",
@@ -226,7 +229,8 @@ void rt_report_json(FILE *out, const struct rt_result *res)
 		grew > 0 ? grew : 0, res->maxrss_start_kb, res->maxrss_end_kb,
 		(unsigned long long)((res->ideal_peak + 1023) / 1024),
 		(unsigned long long)res->ideal_peak, (unsigned long long)res->header_ideal_peak,
-		(unsigned long long)res->replayer_kb, (unsigned long long)rt_total_call_time(res),
+		(unsigned long long)res->replayer_kb, (unsigned long long)res->held_kb,
+		(unsigned long long)rt_total_call_time(res),
 		(unsigned long long)res->failed_now, (unsigned long long)res->recorded_failed_ok,
 		(unsigned long long)res->samples,
 		(unsigned long long)((res->header_ideal_peak + 1023) / 1024),
