@@ -3,14 +3,15 @@
  * glibc's malloc, where the replay's figures cannot show it: every mallopt
  * call (passed on to glibc), the number of malloc_trim calls, the
  * GLIBC_TUNABLES the process started with, and glibc's arenas at exit
- * (malloc_info's heaps).  It defines no malloc, so trace_run keeps it in
- * LD_PRELOAD and it sees the process that replays.
+ * (malloc_info's XML, one <heap nr=...> element per arena).  It defines no
+ * malloc, so trace_run keeps it in LD_PRELOAD and it sees the process that
+ * replays.
  *
  * At exit it writes, to the file named by RUN_PROBE_LOG:
  *   mallopt PARAM VALUE     one line per call, in order
  *   trims N
  *   tunables VALUE          (or "tunables -" when unset)
- *   heaps N
+ *   malloc_info's XML
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -18,7 +19,6 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 static _Atomic unsigned long trims;
 static int opts[32][2], nopts;
@@ -48,23 +48,6 @@ int malloc_trim(size_t pad)
 	return real(pad);
 }
 
-/* Arenas: malloc_info prints one <heap nr="N"> element per arena. */
-static unsigned heaps(void)
-{
-	char *xml = NULL;
-	size_t len = 0;
-	unsigned n = 0;
-	FILE *f = open_memstream(&xml, &len);
-	if (!f)
-		return 0;
-	malloc_info(0, f);
-	fclose(f);
-	for (const char *p = xml; (p = strstr(p, "<heap nr=")); p++)
-		n++;
-	free(xml);
-	return n;
-}
-
 __attribute__((destructor)) static void finish(void)
 {
 	const char *path = getenv("RUN_PROBE_LOG");
@@ -73,6 +56,7 @@ __attribute__((destructor)) static void finish(void)
 		return;
 	for (int i = 0; i < nopts; i++)
 		fprintf(log, "mallopt %d %d\n", opts[i][0], opts[i][1]);
-	fprintf(log, "trims %lu\ntunables %s\nheaps %u\n", (unsigned long)trims, tunables, heaps());
+	fprintf(log, "trims %lu\ntunables %s\n", (unsigned long)trims, tunables);
+	malloc_info(0, log);
 	fclose(log);
 }
