@@ -14,8 +14,15 @@
 # 2. Timer: the calibrated cost of an empty timed region, and what is left
 #    of it after trace_run subtracts the calibration (should be ~0; the
 #    slowest 1% are preemptions and left out).
-# 3. Repeatability: 5 replays with the default --touch=all; spread of the
-#    peak RSS and of the total cycles, (max - min) / min.
+# 3. Repeatability: 5 replays with the default --touch=all; spread, (max -
+#    min) / min, of the allocator's memory and of the total cycles.  The
+#    allocator's memory is held_kb: resident at the end less resident before
+#    the clock, both read exactly (smaps_rollup), so trace_run's own ~24 MB of
+#    tables are out of it.  The kernel's running counters behind max_rss_kb
+#    (getrusage) lag by up to 64 pages per processor, 256 KB against ~1.4 MB,
+#    so that spread is shown but not judged.  Replays run with address
+#    space randomisation off (setarch -R) where setarch exists: where the
+#    heap starts moves which pages the blocks straddle by a few percent.
 # Targets from issue #4: replay overhead <= 10 ns per call, RSS within 2%.
 # A benchmark, not a test: it prints PASS or MISS and never fails the build.
 #
@@ -110,21 +117,29 @@ if command -v valgrind >/dev/null; then
 		printf "instructions per call (callgrind): timed loop %.0f, replay %.0f, replay machinery %.0f\n", l / n, r / n, (r - l) / n }'
 fi
 
-: >"$work/rss" ; : >"$work/cyc"
+: >"$work/held" ; : >"$work/peak" ; : >"$work/cyc"
+norandom=
+aslr="on (no setarch)"
+if setarch -R true 2>/dev/null; then
+	norandom="setarch -R"
+	aslr="off (setarch -R)"
+fi
 i=0
 while [ $i -lt 5 ]; do
-	"$tr" --json "$work/b.wl" >"$work/r.json"
-	j "$work/r.json" rss_end_kb >>"$work/rss"
+	$norandom "$tr" --json "$work/b.wl" >"$work/r.json"
+	j "$work/r.json" held_kb >>"$work/held"
+	j "$work/r.json" max_rss_kb >>"$work/peak"
 	j "$work/r.json" elapsed >>"$work/cyc"
 	i=$((i + 1))
 done
 spread() { sort -n | awk '{ v[NR] = $1 } END { printf "%s .. %s (spread %.2f%%)", v[1], v[NR], (v[NR] - v[1]) * 100 / v[1] }'; }
-echo "repeatability, 5 replays with --touch=all:"
-echo "  peak RSS Kb:  $(spread <"$work/rss")"
+echo "repeatability, 5 replays with --touch=all, address space randomisation $aslr:"
+echo "  allocator Kb at the end (held_kb, exact): $(spread <"$work/held")"
+echo "  allocator Kb peak growth (max_rss_kb, kernel counters): $(spread <"$work/peak")"
 echo "  total cycles: $(spread <"$work/cyc")"
 
 awk -v n="$n" -v t="$timed" -v r="$replay" 'BEGIN {
 	o = (r - t) / n
 	printf "target replay overhead <= 10 ns/call: %.1f ns %s\n", o, o <= 10 ? "PASS" : "MISS" }'
-sort -n "$work/rss" | awk '{ v[NR] = $1 } END { s = (v[NR] - v[1]) * 100 / v[1]
-	printf "target max RSS within 2%% across runs: %.2f%% %s\n", s, s <= 2 ? "PASS" : "MISS" }'
+sort -n "$work/held" | awk '{ v[NR] = $1 } END { s = (v[NR] - v[1]) * 100 / v[1]
+	printf "target allocator RSS within 2%% across runs: %.2f%% %s\n", s, s <= 2 ? "PASS" : "MISS" }'

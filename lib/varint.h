@@ -43,10 +43,23 @@ static inline size_t mt_varint_put(uint8_t *p, uint64_t v)
 /*
  * Reads a varint from [*pp, end).  Returns 0 and advances *pp on success,
  * -1 if the input ends inside the varint or it is longer than 10 bytes.
+ * Most values in both formats (object deltas, small sizes) take one byte,
+ * so that case is tested first and costs a compare or two (trace_run
+ * decodes an op per replayed call).
  */
 static inline int mt_varint_get(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 {
 	const uint8_t *p = *pp;
+	if (p < end && *p < 0x80) {
+		*out = *p;
+		*pp = p + 1;
+		return 0;
+	}
+	if (end - p >= 2 && p[1] < 0x80) {
+		*out = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+		*pp = p + 2;
+		return 0;
+	}
 	uint64_t v = 0;
 	for (unsigned shift = 0; shift < 64; shift += 7) {
 		if (p >= end)

@@ -143,8 +143,10 @@ static inline size_t mt_op_encode(uint8_t *dst, struct mt_op_state *s, const str
  * Decodes the op at *pp (before end), advancing *pp.  Returns 0, or -1 when
  * the bytes are not a valid op (unknown opcode, reserved bit, short input).
  * Object indices are not range-checked here: the reader does that.
+ * Always inlined: trace_run decodes one op per replayed call, and a call
+ * costs it the push and pop of four registers besides.
  */
-static inline int mt_op_decode(const uint8_t **pp, const uint8_t *end, struct mt_op_state *s,
+static inline __attribute__((always_inline)) int mt_op_decode(const uint8_t **pp, const uint8_t *end, struct mt_op_state *s,
 			       struct mt_op *op, int timing)
 {
 	const uint8_t *p = *pp;

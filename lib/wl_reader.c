@@ -98,6 +98,10 @@ static int parse_threads(struct mt_wl *w, struct mt_error *e)
 		th->offset = mt_get_le64(t + MT_WT_OFFSET);
 		th->length = mt_get_le64(t + MT_WT_LENGTH);
 		th->ops = mt_get_le64(t + MT_WT_OPS);
+		uint32_t flags = mt_get_le32(t + MT_WT_FLAGS);
+		if (flags)
+			return mt_error_set(e, w->path, "thread %u (tid %u): reserved flags 0x%x are "
+					    "not 0", i, th->tid, flags);
 		if (th->offset != off || th->length > w->len - off)
 			return mt_error_set(e, w->path,
 					    "thread %u (tid %u): stream at %llu, %llu bytes, does not "

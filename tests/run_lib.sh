@@ -17,3 +17,19 @@ jget() {
 	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d$2)" "$1" ||
 		fail "$1: not JSON with $2"
 }
+
+# find_allocators: sets $allocators to glibc and each Debian allocator that
+# trace_run can load here; names the missing ones on stderr.
+find_allocators() {
+	synth basic "$t_dir/.probe.wl"
+	allocators=glibc
+	for a in jemalloc tcmalloc mimalloc; do
+		if trace_run --allocator=$a "$t_dir/.probe.wl" >/dev/null 2>"$t_dir/.probe.err"; then
+			allocators="$allocators $a"
+		elif grep -q "not found (install the" "$t_dir/.probe.err"; then
+			echo "$a is not installed: $(cat "$t_dir/.probe.err")" >&2
+		else
+			fail "--allocator=$a: $(cat "$t_dir/.probe.err")"
+		fi
+	done
+}

@@ -1,8 +1,13 @@
 /*
- * run_stall.so - an "allocator" that hangs on one request size, so the
- * watchdog test has a replay that stops making progress for a reason the
- * load-time check cannot see.  Every other call is glibc's own.
+ * run_stall.so - an "allocator" with two faults no load-time check can
+ * foresee: it hangs on one request size (for the watchdog test) and hands
+ * out a block far shorter than asked for on another (an allocator bug, like
+ * tcmalloc's pvalloc wrapping a size near 2^64: trace_run must not write
+ * past the block).  Every other call is glibc's own; malloc_usable_size is
+ * defined here so that trace_run takes it as this allocator's.
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <stddef.h>
 #include <unistd.h>
 
@@ -14,5 +19,13 @@ void *malloc(size_t size)
 {
 	while (size == RUN_STALL_SIZE)
 		pause();
-	return __libc_malloc(size);
+	return __libc_malloc(size == RUN_SHORT_SIZE ? RUN_SHORT_GIVEN : size);
+}
+
+size_t malloc_usable_size(void *p)
+{
+	static size_t (*libc)(void *);
+	if (!libc)
+		libc = (size_t (*)(void *))dlsym(RTLD_NEXT, "malloc_usable_size");
+	return libc(p);
 }

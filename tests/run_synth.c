@@ -13,11 +13,28 @@
  *              the block the previous holder made, so every free is of a
  *              block another thread allocated
  *   timed      one thread, 5 mallocs 20 ms apart (MT_WLF_TIMING)
+ *   idle       one thread, timed: malloc, then malloc 2^50 ns (13 days) later,
+ *              free
+ *   prodcons   2 threads, timed: a producer makes N (default 1000) blocks of
+ *              64 KiB, one every 100 us, and signals each; a consumer frees
+ *              each 50 us after it was made: one block live at a time.
  *   stall      one thread, malloc(RUN_STALL_SIZE): tests/run_stall.so blocks there
+ *   huge       one thread: recorded successes no allocator can grant (pvalloc
+ *              of 2^64 - 101, malloc and realloc of 2^63, an overflowing
+ *              calloc); they count as no bytes
+ *   block      one thread, malloc(N) and its free
+ *   keep       one thread, malloc(N), never freed
+ *   freenull   one thread, N (default 20000) calls of free(NULL)
+ *   short      one thread, malloc(RUN_SHORT_SIZE): tests/run_stall.so hands
+ *              out a 64-byte block for it
  *   cycle      2 threads, each waiting for the other's signal (load error)
  *   early      a free of an object before it is allocated (load error)
  *   nosignal   a WAIT no thread signals (load error)
  *   badcount   header objects one more than the streams allocate (load error)
+ *   extrasync  handoff for one round, header sync points one more than the
+ *              streams signal (load error)
+ *   threads    N threads (default 20000), none of which makes a call
+ *   busy       N threads (default 2000), each a malloc and its free
  *   bench      one thread, N (default 1000000) calls of mixed sizes, a
  *              working set of 1000 blocks, for bench/trace_run.sh
  *
@@ -42,6 +59,7 @@ struct synth {
 	uint64_t cap;
 	uint64_t calls[16];
 	int extra_object; /* badcount */
+	int extra_sync;   /* extrasync */
 };
 
 static void die(struct synth *s)
@@ -227,6 +245,79 @@ static void timed(struct synth *s)
 	}
 }
 
+/* An allocating call recorded as granted whose size no allocator can
+ * grant: the ideal counts it as no bytes. */
+static uint64_t granted(struct synth *s, int t, struct mt_op o)
+{
+	if (o.old_obj)
+		live_add(s, -(int64_t)s->size[o.old_obj]);
+	o.new_obj = new_obj(s, 0);
+	op(s, t, &o);
+	return o.new_obj;
+}
+
+static void huge(struct synth *s)
+{
+	int t = thread(s, 1000);
+	uint64_t a = m(s, t, 100);
+	uint64_t b = granted(s, t, (struct mt_op){ .code = MT_CALL_PVALLOC, .size = UINT64_MAX - 100 });
+	uint64_t c = granted(s, t, (struct mt_op){ .code = MT_CALL_MALLOC, .size = 1ull << 63 });
+	uint64_t d = granted(s, t, (struct mt_op){ .code = MT_CALL_CALLOC, .nmemb = 1ull << 32,
+						  .size = 1ull << 32 });
+	a = granted(s, t, (struct mt_op){ .code = MT_CALL_REALLOC, .old_obj = a, .size = 1ull << 63 });
+	f(s, t, a);
+	f(s, t, b);
+	f(s, t, c);
+	f(s, t, d);
+}
+
+static void idle(struct synth *s)
+{
+	int t = thread(s, 1200);
+	struct mt_op o = { .code = MT_CALL_MALLOC, .size = 10, .delta_ns = 1000 };
+	o.new_obj = new_obj(s, 10);
+	op(s, t, &o);
+	uint64_t a = o.new_obj;
+	o.delta_ns = 1ull << 50;
+	o.new_obj = new_obj(s, 10);
+	op(s, t, &o);
+	fr(s, t, MT_CALL_FREE, a, 0);
+}
+
+static void prodcons(struct synth *s, uint64_t n)
+{
+	enum { SIZE = 64 << 10, EVERY_NS = 100000 };
+	int p = thread(s, 1300), c = thread(s, 1301);
+	for (uint64_t i = 0; i < n; i++) {
+		struct mt_op o = { .code = MT_CALL_MALLOC, .size = SIZE, .delta_ns = EVERY_NS };
+		o.new_obj = new_obj(s, SIZE);
+		op(s, p, &o);
+		sync_op(s, p, MT_OP_SIGNAL, i);
+		sync_op(s, c, MT_OP_WAIT, i);
+		struct mt_op fo = { .code = MT_CALL_FREE, .old_obj = o.new_obj,
+				    .delta_ns = i ? EVERY_NS : EVERY_NS + EVERY_NS / 2 };
+		live_add(s, -(int64_t)SIZE);
+		op(s, c, &fo);
+	}
+}
+
+static void free_nulls(struct synth *s, uint64_t n)
+{
+	int t = thread(s, 1500);
+	for (uint64_t i = 0; i < n; i++)
+		f(s, t, 0);
+}
+
+/* n threads; with calls, each makes a malloc and frees it. */
+static void many(struct synth *s, uint64_t n, int calls)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		int t = thread(s, 2000 + (uint32_t)i);
+		if (calls)
+			f(s, t, m(s, t, 100));
+	}
+}
+
 static void cycle(struct synth *s)
 {
 	int a = thread(s, 500), b = thread(s, 501);
@@ -277,11 +368,21 @@ static void run(struct synth *s, const char *name, uint64_t n)
 	else if (!strcmp(name, "every")) every(s);
 	else if (!strcmp(name, "handoff")) handoff(s, n ? n : 100);
 	else if (!strcmp(name, "timed")) timed(s);
+	else if (!strcmp(name, "idle")) idle(s);
+	else if (!strcmp(name, "prodcons")) prodcons(s, n ? n : 1000);
 	else if (!strcmp(name, "stall")) m(s, thread(s, 900), RUN_STALL_SIZE);
+	else if (!strcmp(name, "huge")) huge(s);
+	else if (!strcmp(name, "freenull")) free_nulls(s, n ? n : 20000);
+	else if (!strcmp(name, "keep")) m(s, thread(s, 1600), n);
+	else if (!strcmp(name, "block")) f(s, 0, m(s, thread(s, 1400), n));
+	else if (!strcmp(name, "short")) f(s, 0, m(s, thread(s, 1100), RUN_SHORT_SIZE));
 	else if (!strcmp(name, "cycle")) cycle(s);
 	else if (!strcmp(name, "early")) early(s);
 	else if (!strcmp(name, "nosignal")) nosignal(s);
 	else if (!strcmp(name, "badcount")) { basic(s); s->extra_object = 1; }
+	else if (!strcmp(name, "extrasync")) { handoff(s, 1); s->extra_sync = 1; }
+	else if (!strcmp(name, "threads")) many(s, n ? n : 20000, 0);
+	else if (!strcmp(name, "busy")) many(s, n ? n : 2000, 1);
 	else if (!strcmp(name, "bench")) bench(s, n ? n : 1000000);
 	else {
 		fprintf(stderr, "run_synth: unknown scenario '%s'\n", name);
@@ -297,14 +398,15 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	uint64_t n = argc == 4 ? strtoull(argv[3], NULL, 10) : 0;
-	int timing = !strcmp(argv[1], "timed");
+	int timing = !strcmp(argv[1], "timed") || !strcmp(argv[1], "idle") ||
+		     !strcmp(argv[1], "prodcons");
 	s.w = mt_wl_writer_open(argv[2], 1, timing, 8, &s.e);
 	if (!s.w)
 		die(&s);
 	run(&s, argv[1], n);
 	struct mt_wl_info totals = {
 		.objects = s.next_obj + (uint64_t)s.extra_object,
-		.syncs = s.syncs,
+		.syncs = s.syncs + (uint64_t)s.extra_sync,
 		.ideal_peak = s.peak,
 	};
 	if (mt_wl_writer_finish(s.w, &totals, &s.e))

@@ -43,7 +43,26 @@ grep -Eq '^avg malloc ' cmp.txt || fail "--compare: no avg malloc row"
 trace_run --compare=$have --json h.wl >cmp.json || fail "--compare --json failed"
 expect_eq "--compare --json entries" "$n" "$(python3 -c "import json; print(len(json.load(open('cmp.json'))))")"
 
-expect_fail_with "^trace_run: hoard: unknown allocator" trace_run --allocator=hoard e.wl
+# An allocator inherited in LD_PRELOAD (here tests/run_stall.so, which
+# defines malloc) is dropped for --allocator, whichever; -o without
+# --allocator refuses to tune a malloc that is not glibc's.
+stall="$top_builddir/tests/.libs/run_stall.so"
+LD_PRELOAD="$stall" trace_run --json --allocator=glibc -o top_pad=0 e.wl >g.json 2>err ||
+	fail "inherited LD_PRELOAD, --allocator=glibc: $(cat err)"
+case "$(jget g.json "['allocator_lib']")" in */libc.so*) ;; *) fail "--allocator=glibc ran $(jget g.json "['allocator_lib']")" ;; esac
+expect_eq "inherited LD_PRELOAD: ideal" "$(expected e.wl ideal_peak)" "$(jget g.json "['ideal_peak_bytes']")"
+last=${have##*,}
+if [ "$last" != glibc ]; then
+	LD_PRELOAD="$stall" trace_run --json --allocator=$last e.wl >l.json 2>err ||
+		fail "inherited LD_PRELOAD, --allocator=$last: $(cat err)"
+	case "$(jget l.json "['allocator_lib']")" in *lib$last*) ;; *) fail "--allocator=$last ran $(jget l.json "['allocator_lib']")" ;; esac
+fi
+expect_fail_with "^trace_run: -o sets glibc's malloc, and malloc here is .*run_stall.so's" \
+	env LD_PRELOAD="$stall" trace_run -o top_pad=0 e.wl
+expect_eq "exit status of -o under another malloc" 2 "$rc"
+
 expect_fail_with "^trace_run: /nonexistent/libx.so: not found" trace_run --allocator=/nonexistent/libx.so e.wl
+expect_eq "exit status of a missing library" 1 "$rc"
 expect_fail_with "^trace_run: -o sets glibc's malloc" trace_run --allocator=${have##*,} -o top_pad=0 e.wl
+expect_eq "exit status of -o with --allocator" 2 "$rc"
 pass

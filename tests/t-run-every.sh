@@ -25,4 +25,9 @@ trace_run e.wl >e.txt || fail "text run failed"
 for c in reallocarray posix_memalign free_aligned_sized; do
 	grep -Eq "^Avg $c time: +[0-9,]+ in +1 calls$" e.txt || fail "no Avg line for $c"
 done
+# Those lines share one column for the average, past the longest name; the
+# original four keep theirs.
+cols=$(grep '^Avg ' e.txt | tail -n +5 | awk '{ print index($0, " in ") }' | sort -u)
+expect_eq "one column for the added lines" 1 "$(echo "$cols" | wc -l)"
+[ "$cols" -gt 28 ] || fail "added lines end their average at column $cols"
 pass

@@ -38,7 +38,18 @@ for c in $(python3 -c "import json; print(' '.join(str(v['count']) for v in json
 	total=$((total + c))
 done
 expect_eq "calls in the last row" "$total" "$(tail -1 rss.csv | cut -d, -f5)"
-expect_fail_with "^trace_run: /nonexistent/rss.csv: No such file" \
+# The end of the replay wakes the sampler for one last row, not two.
+[ "$(tail -1 rss.csv)" != "$(tail -2 rss.csv | head -1)" ] || fail "last timeline row written twice"
+# A timeline or a report that cannot be written: one line, status 1.
+expect_fail_with "^trace_run: --timeline: writing /dev/full: No space left" \
+	trace_run --timeline=/dev/full e.wl
+set +e
+trace_run --compare=glibc e.wl >/dev/full 2>err
+rc=$?
+set -e
+expect_eq "--compare >/dev/full: status" 1 "$rc"
+expect_eq "--compare >/dev/full: says" "trace_run: writing standard output: No space left on device" "$(cat err)"
+expect_fail_with "^trace_run: --timeline: cannot create /nonexistent/rss.csv: No such file" \
 	trace_run --timeline=/nonexistent/rss.csv e.wl
 
 # --pace: five mallocs recorded 20 ms apart cannot be replayed in less than
@@ -48,4 +59,17 @@ trace_run --json --pace p.wl >p.json || fail "--pace failed"
 wall=$(jget p.json "['wall_usec']")
 [ "$wall" -ge 100000 ] || fail "--pace: replay took $wall usec, recorded 100000"
 expect_eq "--pace: mallocs" 5 "$(malloc_count p.json)"
+expect_eq "--pace: nothing shortened" 0 "$(jget p.json "['idle_stretches']")"
+
+# --pace sits through no idle stretch longer than the watchdog: a recorded
+# pause of 2^50 ns (13 days) takes 1 s with --watchdog=1, and is reported.
+synth idle i.wl
+timeout 60 trace_run --json --pace --watchdog=1 i.wl >i.json 2>err || fail "--pace idle: $(cat err)"
+wall=$(jget i.json "['wall_usec']")
+[ "$wall" -ge 1000000 ] && [ "$wall" -lt 20000000 ] || fail "--pace idle: $wall usec"
+expect_eq "--pace idle: stretches" 1 "$(jget i.json "['idle_stretches']")"
+expect_eq "--pace idle: cut" $(((1 << 50) - 1000000000)) "$(jget i.json "['idle_cut_ns']")"
+timeout 60 trace_run --pace --watchdog=1 i.wl >i.txt || fail "--pace idle text failed"
+grep -q '^Pacing: 1 idle stretch longer than 1 s shortened to it, 1,125,898 s of recorded time left out$' i.txt ||
+	fail "no pacing line: $(grep Pacing i.txt)"
 pass

@@ -12,12 +12,28 @@
 #include <stddef.h>
 
 /* Resolves NAME (glibc, jemalloc, tcmalloc, mimalloc, or a path with a '/')
- * to the library to preload: "" for glibc.  Returns -1 with a one-line
- * reason in why, naming the package to install when a library is missing. */
+ * to the library to preload: "" for glibc.  Returns 0, or the exit status
+ * with a one-line reason in why: 2 for a name that is none of these (a
+ * usage error), 1 for a library that is missing (naming the package to
+ * install) or is not a shared object this machine can load. */
 int rt_allocator_lib(const char *name, char *lib, size_t lib_len, char *why, size_t why_len);
+
+/* 0 if the dynamic loader can preload the library at path, else -1 with
+ * the loader's reason in why. */
+int rt_allocator_loadable(const char *path, char *why, size_t why_len);
 
 /* The file malloc resolves to in this process. */
 const char *rt_malloc_origin(void);
+
+/* Whether that file is the C library. */
+int rt_malloc_is_libc(void);
+
+/*
+ * Drops from LD_PRELOAD every library that defines malloc (an allocator
+ * inherited from the environment would otherwise stay in front of the one
+ * asked for, or of glibc); returns how many it dropped.
+ */
+int rt_allocator_unpreload(void);
 
 /*
  * Calls (bit 1 << enum mt_call) whose entry point is not the allocator's
@@ -26,5 +42,8 @@ const char *rt_malloc_origin(void);
  * those through the allocator's memalign, posix_memalign, realloc or free.
  */
 unsigned rt_allocator_foreign(void);
+
+/* Whether symbol comes from the same library as malloc. */
+int rt_allocator_own(const char *symbol);
 
 #endif

@@ -68,6 +68,7 @@ static void child_args(const struct rt_cli *cli, char *alloc_arg, char **av, cha
 	snprintf(av[n++] = store[s++], 96, "--timer=%s", timer[o->timer]);
 	snprintf(av[n++] = store[s++], 96, "--sample-ms=%u", o->sample_ms);
 	snprintf(av[n++] = store[s++], 96, "--watchdog=%u", o->watchdog_s);
+	snprintf(av[n++] = store[s++], 96, "--window=%llu", (unsigned long long)o->window_us);
 	if (o->trim_every)
 		snprintf(av[n++] = store[s++], 96, "--trim-every=%llu",
 			 (unsigned long long)o->trim_every);
@@ -208,6 +209,7 @@ static void table(struct column *cols, int n)
 	top_row("usec user time", "user_usec", cols, n);
 	top_row("Kb Max RSS", "max_rss_kb", cols, n);
 	top_row("Kb Max Ideal RSS", "ideal_rss_kb", cols, n);
+	top_row("Kb held at the end", "held_kb", cols, n);
 	top_row("total call time", "total_call_time", cols, n);
 	call_rows(cols, n);
 	top_row("calls failed now", "failed_now", cols, n);
@@ -231,11 +233,20 @@ int rt_compare(const struct rt_cli *cli)
 	int n = split(cli->compare, names, sizeof names, cols), status = 0;
 	if (n < 0)
 		return 2;
-	for (int i = 0; i < n; i++)
-		if (rt_allocator_lib(cols[i].name, lib, sizeof lib, why, sizeof why)) {
-			fprintf(stderr, "%s: %s\n", prog, why);
-			return 1;
+	for (int i = 0; i < n; i++) {
+		int bad = rt_allocator_lib(cols[i].name, lib, sizeof lib, why, sizeof why);
+		if (!bad && *lib && rt_allocator_loadable(lib, why, sizeof why))
+			bad = 1;
+		if (!bad && *lib && cli->tun.n) {
+			snprintf(why, sizeof why, "-o sets glibc's malloc, which %s in --compare replaces",
+				 cols[i].name);
+			bad = 2;
 		}
+		if (bad) {
+			fprintf(stderr, "%s: %s\n", prog, why);
+			return bad;
+		}
+	}
 	for (int i = 0; i < n && !status; i++)
 		status = run_one(cli, &cols[i]);
 	if (!status) {

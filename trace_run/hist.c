@@ -10,12 +10,13 @@
 
 void rt_callstat_merge(struct rt_callstat *into, const struct rt_callstat *from)
 {
-	into->count += from->count;
 	into->total += from->total;
 	if (from->max > into->max)
 		into->max = from->max;
-	for (int i = 0; i < RT_HIST_BUCKETS; i++)
+	for (int i = 0; i < RT_HIST_BUCKETS; i++) {
 		into->hist[i] += from->hist[i];
+		into->count += from->hist[i];
+	}
 }
 
 /* Largest value that falls in bucket i. */

@@ -24,10 +24,11 @@
 static const char *prog = "trace_run";
 #define REEXEC_MARK "TRACE_RUN_REEXEC"
 
-static int say(const char *why)
+/* One line on stderr; returns status. */
+static int say(const char *why, int status)
 {
 	fprintf(stderr, "%s: %s\n", prog, why);
-	return 1;
+	return status;
 }
 
 static void prepend_preload(const char *lib)
@@ -52,16 +53,20 @@ static int reexec(char **argv, const char *lib, const char *tunables)
 	return 1;
 }
 
-/* The preload took effect: malloc comes from lib. */
+/* The preload took effect: malloc comes from lib ("": the C library). */
 static int check_allocator(const char *name, const char *lib)
 {
 	char want[PATH_MAX], have[PATH_MAX], why[PATH_MAX * 2 + 128];
 	const char *origin = rt_malloc_origin();
-	if (realpath(lib, want) && realpath(origin, have) && !strcmp(want, have))
+	if (!*lib ? rt_malloc_is_libc()
+		  : realpath(lib, want) && realpath(origin, have) && !strcmp(want, have))
 		return 0;
-	snprintf(why, sizeof why, "%s: LD_PRELOAD of %s did not take effect (malloc is %s's)",
-		 name, lib, origin);
-	return say(why);
+	if (*lib)
+		snprintf(why, sizeof why, "%s: LD_PRELOAD of %s did not take effect (malloc is %s's)",
+			 name, lib, origin);
+	else
+		snprintf(why, sizeof why, "%s: malloc is %s's, not the C library's", name, origin);
+	return say(why, 1);
 }
 
 /* Sets up the allocator and tunables; returns -1 (go on), or an exit status. */
@@ -69,24 +74,43 @@ static int choose_process(const struct rt_cli *cli, char **argv)
 {
 	char lib[PATH_MAX], why[PATH_MAX + 256];
 	const char *name = cli->allocator ? cli->allocator : "glibc";
-	if (rt_allocator_lib(name, lib, sizeof lib, why, sizeof why))
-		return say(why);
+	int status = rt_allocator_lib(name, lib, sizeof lib, why, sizeof why);
+	if (status)
+		return say(why, status);
 	if (*lib && cli->tun.n) {
 		snprintf(why, sizeof why, "-o sets glibc's malloc, which --allocator=%s replaces",
 			 name);
-		return say(why);
+		return say(why, 2);
 	}
 	if (!getenv(REEXEC_MARK)) {
 		const char *tunables = rt_tunables_env(&cli->tun);
-		if (*lib || tunables)
+		if (*lib && rt_allocator_loadable(lib, why, sizeof why))
+			return say(why, 1);
+		int dropped = cli->allocator ? rt_allocator_unpreload() : 0;
+		if (*lib || tunables || dropped)
 			return reexec(argv, lib, tunables);
 	}
 	unsetenv(REEXEC_MARK);
-	if (*lib && check_allocator(name, lib))
+	if (cli->allocator && check_allocator(name, lib))
 		return 1;
+	if (!cli->allocator && cli->tun.n && !rt_malloc_is_libc()) {
+		snprintf(why, sizeof why, "-o sets glibc's malloc, and malloc here is %s's "
+			 "(from LD_PRELOAD; --allocator=glibc drops it)", rt_malloc_origin());
+		return say(why, 2);
+	}
 	if (rt_tunables_apply(&cli->tun, why, sizeof why))
-		return say(why);
+		return say(why, 1);
 	return -1;
+}
+
+/* status, or 1 after one line if standard output could not be written. */
+static int flushed(int status)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "%s: writing standard output: %s\n", prog, strerror(errno));
+		return 1;
+	}
+	return status;
 }
 
 int main(int argc, char **argv)
@@ -98,7 +122,7 @@ int main(int argc, char **argv)
 	if (rt_parse_options(argc, argv, &cli))
 		return 2;
 	if (cli.compare)
-		return rt_compare(&cli);
+		return flushed(rt_compare(&cli));
 	int status = choose_process(&cli, argv);
 	if (status >= 0)
 		return status;
@@ -112,9 +136,11 @@ int main(int argc, char **argv)
 		rt_report_json(stdout, &res);
 	else
 		rt_report_text(stdout, &res);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "%s: writing standard output: %s\n", prog, strerror(errno));
-		return 1;
-	}
-	return 0;
+	double ratio;
+	if (rt_ideal_differs(&res, &ratio))
+		fprintf(stderr, "%s: %s: warning: Max Ideal RSS %s Kb is %.1fx the recorded ideal peak "
+			"of %s Kb: the threads ran in another order than recorded (see --window)\n",
+			prog, cli.path, rt_comma((res.ideal_peak + 1023) / 1024), ratio,
+			rt_comma((res.header_ideal_peak + 1023) / 1024));
+	return flushed(0);
 }

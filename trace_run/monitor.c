@@ -29,33 +29,52 @@ int rt_monitor_open(struct rt_replay *r, struct mt_error *e)
 		return 0;
 	r->timeline = fopen(r->o->timeline, "w");
 	if (!r->timeline)
-		return mt_error_set(e, r->o->timeline, "%s", strerror(errno));
+		return mt_error_set(e, "--timeline", "cannot create %s: %s", r->o->timeline,
+				    strerror(errno));
 	fputs("time_ms,vmrss_kb,vmsize_kb,ideal_kb,calls\n", r->timeline);
 	return 0;
 }
 
-void rt_monitor_close(struct rt_replay *r)
+int rt_monitor_close(struct rt_replay *r, struct mt_error *e)
 {
-	if (r->timeline)
-		fclose(r->timeline);
+	int rc = 0;
+	if (r->timeline) {
+		int failed = ferror(r->timeline);
+		errno = 0;
+		if (fclose(r->timeline) == EOF || failed)
+			rc = mt_error_set(e, "--timeline", "writing %s: %s", r->o->timeline,
+					  errno ? strerror(errno) : "write error");
+		r->timeline = NULL;
+	}
 	if (r->statm_fd >= 0)
 		close(r->statm_fd);
+	r->statm_fd = -1;
+	return rc;
 }
 
 struct progress {
 	uint64_t ops, calls;
-	int pacing, finished;
+	int working, finished;
 };
 
-static struct progress look(const struct rt_replay *r)
+/*
+ * Threads that are working though no op completes: in --touch or
+ * --trim-every work (a 4 GiB block takes seconds to write), or sleeping for
+ * --pace toward a time at most the watchdog's interval away (survey.c keeps
+ * the sleeps that short; a longer one is a stall like any other).  Time in
+ * the allocator, in a sync wait or held by the shared clock is no work.
+ */
+static struct progress look(const struct rt_replay *r, uint64_t now, uint64_t limit_ns)
 {
 	struct progress p = { 0 };
 	for (uint32_t i = 0; i < r->info->threads; i++) {
 		struct rt_thread *t = &r->threads[i];
-		p.ops += atomic_load_explicit(&t->ops, memory_order_relaxed);
-		p.calls += atomic_load_explicit(&t->calls, memory_order_relaxed);
+		uint64_t calls = atomic_load_explicit(&t->calls, memory_order_relaxed);
+		p.calls += calls;
+		p.ops += calls + atomic_load_explicit(&t->syncs, memory_order_relaxed);
 		int s = atomic_load_explicit(&t->state, memory_order_relaxed);
-		p.pacing += s == RT_PACING;
+		uint64_t due = atomic_load_explicit(&t->due_ns, memory_order_relaxed);
+		p.working += s == RT_BUSY || (s == RT_PACING && due - now <= limit_ns);
 		p.finished += s == RT_FINISHED;
 	}
 	return p;
@@ -74,6 +93,30 @@ void rt_statm(const struct rt_replay *r, uint64_t *vmsize_kb, uint64_t *vmrss_kb
 	*vmrss_kb = rss * (r->page / 1024);
 }
 
+/*
+ * The resident set, to the page, from /proc/self/smaps_rollup (which walks
+ * the page tables): statm and getrusage read the kernel's running counters,
+ * which lag by up to 64 pages per processor (256 KB here), as much as a
+ * small replay's allocator holds.  Too slow for the sampler, right for the
+ * two readings around a replay.  statm's figure where the file is missing.
+ */
+uint64_t rt_rss_exact(const struct rt_replay *r)
+{
+	char line[256];
+	unsigned long long kb = 0;
+	int found = 0;
+	FILE *f = fopen("/proc/self/smaps_rollup", "re");
+	while (f && !found && fgets(line, sizeof line, f))
+		found = sscanf(line, "Rss: %llu kB", &kb) == 1;
+	if (f)
+		fclose(f);
+	if (found)
+		return kb;
+	uint64_t size, rss;
+	rt_statm(r, &size, &rss);
+	return rss;
+}
+
 static void sample(struct rt_replay *r, uint64_t calls)
 {
 	uint64_t size, rss;
@@ -89,7 +132,7 @@ static void sample(struct rt_replay *r, uint64_t calls)
 }
 
 /* One line naming every unfinished thread and what it waits for. */
-static void stuck(struct rt_replay *r, unsigned secs)
+static void stuck(struct rt_replay *r, unsigned secs, uint64_t now)
 {
 	char line[MT_ERROR_MAX];
 	size_t len = 0;
@@ -98,12 +141,22 @@ static void stuck(struct rt_replay *r, unsigned secs)
 		if (atomic_load_explicit(&t->state, memory_order_relaxed) == RT_FINISHED)
 			continue;
 		uint64_t w = atomic_load_explicit(&t->waiting, memory_order_relaxed);
-		uint64_t op = atomic_load_explicit(&t->ops, memory_order_relaxed);
+		uint64_t op = atomic_load_explicit(&t->calls, memory_order_relaxed) +
+			      atomic_load_explicit(&t->syncs, memory_order_relaxed);
+		int state = atomic_load_explicit(&t->state, memory_order_relaxed);
 		len += (size_t)snprintf(line + len, sizeof line - len, "%sthread %u (tid %u) ",
 					len ? "; " : "", i, t->tid);
 		if (w)
 			len += (size_t)snprintf(line + len, sizeof line - len,
 						"waits for sync %llu", (unsigned long long)(w - 1));
+		else if (state == RT_GATED)
+			len += (size_t)snprintf(line + len, sizeof line - len,
+						"is ahead on the recorded clock, waiting for thread %u",
+						atomic_load_explicit(&t->behind, memory_order_relaxed));
+		else if (state == RT_PACING)
+			len += (size_t)snprintf(line + len, sizeof line - len, "sleeps %llu s for --pace",
+						(unsigned long long)((atomic_load(&t->due_ns) - now) /
+								     1000000000u));
 		else
 			len += (size_t)snprintf(line + len, sizeof line - len, "is in op %llu",
 						(unsigned long long)op);
@@ -124,28 +177,32 @@ void *rt_monitor_main(void *arg)
 	struct timespec ts = { (time_t)(step_ns / 1000000000u), (long)(step_ns % 1000000000u) };
 	uint64_t last_ops = 0, still_since;
 
-	rt_sync_wait(&r->go);
+	rt_sync_wait(&r->go, 0);
 	if (atomic_load(&r->abandon))
 		return NULL;
 	still_since = r->start_ns;
 	sample(r, 0);
 	for (;;) {
 		/* Sleeps one interval, or less when the replay ends; once it has
-		 * ended, one last sample shows every call done. */
+		 * ended, one last sample shows every call done.  The flag is read
+		 * again after the sleep, so the sample the end woke is that last
+		 * one, not one more before it. */
 		int last = atomic_load_explicit(&r->stop, memory_order_acquire);
-		if (!last)
+		if (!last) {
 			syscall(SYS_futex, (uint32_t *)&r->stop, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 0,
 				&ts, NULL, 0);
-		struct progress p = look(r);
+			last = atomic_load_explicit(&r->stop, memory_order_acquire);
+		}
 		uint64_t now = rt_clock_ns();
+		struct progress p = look(r, now, limit_ns);
 		sample(r, p.calls);
 		if (last)
 			break;
-		if (p.ops != last_ops || p.pacing || p.finished == (int)r->info->threads) {
+		if (p.ops != last_ops || p.working || p.finished == (int)r->info->threads) {
 			last_ops = p.ops;
 			still_since = now;
 		} else if (limit_ns && now - still_since >= limit_ns) {
-			stuck(r, r->o->watchdog_s);
+			stuck(r, r->o->watchdog_s, now);
 		}
 	}
 	return NULL;

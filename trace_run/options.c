@@ -29,6 +29,8 @@ static void usage(FILE *out)
 		"  -t, --touch=HOW        write into blocks after allocation and before free:\n"
 		"                         all (every byte, the default), page (one byte a page), none\n"
 		"  -p, --pace             follow the recorded time between calls\n"
+		"  -W, --window=USEC      keep threads within USEC of recorded time of each\n"
+		"                         other (default 1000; 0: only the sync points)\n"
 		"  -s, --sample-ms=MS     RSS sampling interval (default 10)\n"
 		"  -l, --timeline=FILE    write the samples as CSV:\n"
 		"                         time_ms,vmrss_kb,vmsize_kb,ideal_kb,calls\n"
@@ -48,7 +50,8 @@ static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	char *end;
 	errno = 0;
 	unsigned long long v = strtoull(s, &end, 10);
-	if (!*s || *end || errno || s[0] == '-' || v < min || v > max)
+	/* strtoull would take leading spaces and a sign: only digits are a count */
+	if (s[0] < '0' || s[0] > '9' || *end || errno || v < min || v > max)
 		return -1;
 	*out = v;
 	return 0;
@@ -114,6 +117,10 @@ static int one_option(int c, const char *arg, struct rt_cli *cli)
 			return bad("--sample-ms", arg, "a number of milliseconds from 1 to 60000");
 		cli->run.sample_ms = (unsigned)v;
 		return 0;
+	case 'W':
+		if (parse_u64(arg, 0, 3600000000u, &cli->run.window_us))
+			return bad("--window", arg, "a number of microseconds from 0 (off) to 3600000000");
+		return 0;
 	case 'w':
 		if (parse_u64(arg, 0, 86400, &v))
 			return bad("--watchdog", arg, "a number of seconds from 0 (off) to 86400");
@@ -142,6 +149,10 @@ static int check(int argc, char **argv, struct rt_cli *cli)
 		fprintf(stderr, "%s: --compare and --allocator cannot go together\n", prog);
 		return -1;
 	}
+	if (cli->run.timeline && !*cli->run.timeline) {
+		fprintf(stderr, "%s: --timeline: no file name given\n", prog);
+		return -1;
+	}
 	if (cli->compare && cli->run.timeline) {
 		fprintf(stderr, "%s: --compare and --timeline cannot go together\n", prog);
 		return -1;
@@ -160,6 +171,7 @@ int rt_parse_options(int argc, char **argv, struct rt_cli *cli)
 		{ "sample-ms", required_argument, NULL, 's' },
 		{ "timeline", required_argument, NULL, 'l' },
 		{ "watchdog", required_argument, NULL, 'w' },
+		{ "window", required_argument, NULL, 'W' },
 		{ "timer", required_argument, NULL, OPT_TIMER },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
@@ -172,8 +184,9 @@ int rt_parse_options(int argc, char **argv, struct rt_cli *cli)
 	cli->run.touch = RT_TOUCH_ALL;
 	cli->run.sample_ms = 10;
 	cli->run.watchdog_s = 10;
+	cli->run.window_us = 1000;
 	opterr = 0; /* our own one-line messages */
-	while ((c = getopt_long(argc, argv, ":a:c:o:T:t:ps:l:w:jhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":a:c:o:T:t:ps:l:w:W:jhV", longopts, NULL)) != -1) {
 		if (c == ':') {
 			fprintf(stderr, "%s: option '%s' needs an argument; try '%s --help'\n", prog,
 				argv[optind - 1], prog);

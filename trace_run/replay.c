@@ -70,14 +70,33 @@ static int emulations(struct rt_replay *r, struct mt_error *e)
 	return 0;
 }
 
+/*
+ * How the threads keep time.  The shared clock (clock.c) needs recorded
+ * times and more than one thread.  --pace sleeps through idle stretches up
+ * to the watchdog's interval (10 s when it is off), so a paced replay never
+ * sits still longer than the watchdog allows.  Sync waits spin first only
+ * when every replay thread can have a processor of its own (sync.h).
+ */
+static void clock_setup(struct rt_replay *r)
+{
+	const struct rt_opts *o = r->o;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (r->info->threads > 1 && (r->info->flags & MT_WLF_TIMING))
+		r->window_ns = o->window_us * 1000u;
+	r->idle_cap_ns = (uint64_t)(o->watchdog_s ? o->watchdog_s : 10) * 1000000000u;
+	r->spins = cpus > 0 && r->info->threads <= (uint64_t)cpus ? RT_SYNC_SPINS : 0;
+	atomic_store(&r->wake_at, RT_AT_NONE);
+}
+
 struct tables {
-	size_t slots, syncs, threads;
+	size_t slots, syncs, threads, stats;
 };
 
 static int build(struct rt_replay *r, struct tables *tb, struct mt_error *e)
 {
 	const char *path = mt_wl_path(r->wl);
 	uint64_t objects = r->info->objects;
+	int usable_size = rt_allocator_own("malloc_usable_size");
 	if (objects >= SIZE_MAX / sizeof(struct rt_slot))
 		return mt_error_set(e, path, "%llu objects: too many for this machine",
 				    (unsigned long long)objects);
@@ -100,6 +119,7 @@ static int build(struct rt_replay *r, struct tables *tb, struct mt_error *e)
 		t->slots = r->slots;
 		t->foreign = r->foreign;
 		t->single = r->info->threads == 1;
+		t->usable_size = usable_size;
 		t->touch = r->o->touch;
 		t->page = r->page;
 		t->index = i;
@@ -110,10 +130,38 @@ static int build(struct rt_replay *r, struct tables *tb, struct mt_error *e)
 	return 0;
 }
 
+/* Each thread's statistics, for the call types the survey saw it make. */
+static int stats(struct rt_replay *r, struct tables *tb, struct mt_error *e)
+{
+	size_t n = 0;
+	for (uint32_t i = 0; i < r->info->threads; i++)
+		n += (size_t)__builtin_popcount(r->threads[i].used);
+	r->stats = table(n, sizeof *r->stats, &tb->stats);
+	if (!r->stats)
+		return mt_error_set(e, mt_wl_path(r->wl), "statistics for %zu call types: %s", n,
+				    strerror(errno));
+	struct rt_callstat *next = r->stats;
+	for (uint32_t i = 0; i < r->info->threads; i++)
+		for (unsigned c = 0; c < MT_CALL_COUNT; c++)
+			if (r->threads[i].used >> c & 1)
+				r->threads[i].stat[c] = next++;
+	return 0;
+}
+
+/* The replay threads of the first n that were started: a thread whose
+ * stream is empty has nothing to do, and gets no stack (a workload of
+ * 20,000 such threads would otherwise hold ~170 MB of them). */
+static void join(struct rt_replay *r, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (r->threads[i].stream != r->threads[i].end)
+			pthread_join(r->threads[i].pthread, NULL);
+}
+
 /*
- * Creates the monitor and every replay thread, parked on r->go.  If one
- * cannot be created, those that were are released with r->abandon set, so
- * they return at once, and joined.
+ * Creates the monitor and every replay thread with ops, parked on r->go.
+ * If one cannot be created, those that were are released with r->abandon
+ * set, so they return at once, and joined.
  */
 static int spawn(struct rt_replay *r, pthread_t *monitor, struct mt_error *e)
 {
@@ -124,7 +172,13 @@ static int spawn(struct rt_replay *r, pthread_t *monitor, struct mt_error *e)
 	int err = pthread_create(monitor, &attr, rt_monitor_main, r);
 	int have_monitor = !err;
 	while (!err && n < r->info->threads) {
-		err = pthread_create(&r->threads[n].pthread, &attr, rt_thread_main, &r->threads[n]);
+		struct rt_thread *t = &r->threads[n];
+		if (t->stream != t->end) {
+			err = pthread_create(&t->pthread, &attr, rt_thread_main, t);
+		} else {
+			atomic_store(&t->at, RT_AT_NONE);
+			atomic_store(&t->state, RT_FINISHED);
+		}
 		n += !err;
 	}
 	pthread_attr_destroy(&attr);
@@ -134,8 +188,7 @@ static int spawn(struct rt_replay *r, pthread_t *monitor, struct mt_error *e)
 		     r->info->threads, strerror(err));
 	atomic_store(&r->abandon, 1);
 	rt_sync_signal(&r->go);
-	for (uint32_t i = 0; i < n; i++)
-		pthread_join(r->threads[i].pthread, NULL);
+	join(r, n);
 	if (have_monitor)
 		pthread_join(*monitor, NULL);
 	return -1;
@@ -151,7 +204,8 @@ static void collect(const struct rt_replay *r, struct rt_result *res)
 	for (uint32_t i = 0; i < r->info->threads; i++) {
 		const struct rt_thread *t = &r->threads[i];
 		for (int c = 0; c < MT_CALL_COUNT; c++)
-			rt_callstat_merge(&res->calls[c], &t->stat[c]);
+			if (t->stat[c])
+				rt_callstat_merge(&res->calls[c], t->stat[c]);
 		res->failed_now += t->failed_now;
 		res->recorded_failed_ok += t->recorded_failed_ok;
 	}
@@ -159,6 +213,11 @@ static void collect(const struct rt_replay *r, struct rt_result *res)
 	res->header_ideal_peak = r->info->ideal_peak;
 	res->threads = r->info->threads;
 	res->samples = r->samples;
+	res->timed = (r->info->flags & MT_WLF_TIMING) != 0;
+	res->window_us = r->window_ns / 1000u;
+	res->idle_stretches = r->ngaps;
+	res->idle_cap_ns = r->idle_cap_ns;
+	res->idle_cut_ns = r->idle_cut_ns;
 }
 
 /* Releases the parked threads, times the replay, joins everything. */
@@ -171,8 +230,7 @@ static void run(struct rt_replay *r, pthread_t monitor, struct rt_result *res)
 	r->start_ns = rt_clock_ns();
 	uint64_t t0 = rt_now(tsc);
 	rt_sync_signal(&r->go);
-	for (uint32_t i = 0; i < r->info->threads; i++)
-		pthread_join(r->threads[i].pthread, NULL);
+	join(r, r->info->threads);
 	uint64_t t1 = rt_now(tsc);
 	uint64_t end_ns = rt_clock_ns();
 	getrusage(RUSAGE_SELF, &ru1);
@@ -212,21 +270,26 @@ int rt_replay_run(const char *path, const struct rt_opts *o, struct rt_result *r
 		mt_error_set(e, path, "--pace needs recorded timing, and this workload has none");
 		goto out;
 	}
-	if (emulations(&r, e) || build(&r, &tb, e) || rt_monitor_open(&r, e))
+	clock_setup(&r);
+	if (emulations(&r, e) || build(&r, &tb, e) || rt_survey(&r, e) || stats(&r, &tb, e) ||
+	    rt_monitor_open(&r, e))
 		goto out;
 	res->emulated = r.foreign;
 	if (spawn(&r, &monitor, e))
 		goto out;
-	uint64_t vmsize_kb;
-	rt_statm(&r, &vmsize_kb, &res->replayer_kb);
+	res->replayer_kb = rt_rss_exact(&r);
 	run(&r, monitor, res);
+	uint64_t after_kb = rt_rss_exact(&r);
+	res->held_kb = after_kb > res->replayer_kb ? after_kb - res->replayer_kb : 0;
 	collect(&r, res);
-	rc = 0;
+	rc = rt_monitor_close(&r, e) ? 1 : 0;
 out:
-	rt_monitor_close(&r);
+	rt_monitor_close(&r, NULL); /* after an earlier error, which is the one to tell */
+	untable(r.stats, tb.stats);
 	untable(r.threads, tb.threads);
 	untable((void *)r.syncs, tb.syncs);
 	untable(r.slots, tb.slots);
+	untable(r.gaps, r.gaps_bytes);
 	mt_wl_close(r.wl);
 	return rc;
 }

@@ -22,6 +22,7 @@ struct rt_opts {
 	enum rt_timer_source timer;
 	uint64_t trim_every;  /* malloc_trim(0) every N calls of a thread; 0 never */
 	int pace;             /* follow the recorded time deltas */
+	uint64_t window_us;   /* shared clock window in recorded usec; 0 off */
 	unsigned sample_ms;   /* sampler interval */
 	unsigned watchdog_s;  /* no progress this long while waiting: exit 3 */
 	const char *timeline; /* CSV of the samples, or NULL */
@@ -36,12 +37,18 @@ struct rt_result {
 	uint64_t elapsed;           /* timer units, release to last join */
 	uint64_t wall_usec, user_usec, sys_usec;
 	long maxrss_start_kb, maxrss_end_kb;
-	uint64_t replayer_kb;       /* resident before the clock started */
+	uint64_t replayer_kb;       /* resident before the clock started, exact */
+	uint64_t held_kb;           /* resident after the replay beyond that, exact */
 	uint64_t ideal_peak;        /* bytes, peak of live requested bytes */
 	uint64_t header_ideal_peak; /* what trace2wl computed, for comparison */
 	uint64_t failed_now;        /* calls that failed now but not when recorded */
 	uint64_t recorded_failed_ok;/* calls that failed when recorded but not now */
 	uint64_t samples;           /* sampler rows taken */
+	int timed;                  /* the workload has recorded times */
+	uint64_t window_us;         /* shared clock window in force; 0 none */
+	uint64_t idle_stretches;    /* --pace: idle stretches shortened */
+	uint64_t idle_cap_ns;       /* to this */
+	uint64_t idle_cut_ns;       /* recorded time left out */
 	unsigned emulated;          /* 1 << call for calls the allocator lacks */
 	struct rt_callstat calls[MT_CALL_COUNT];
 };

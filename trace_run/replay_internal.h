@@ -26,29 +26,48 @@ struct rt_slot {
 	uint64_t size;
 };
 
-enum rt_state { RT_RUNNING, RT_PACING, RT_FINISHED };
+/* What a replay thread is doing, for the watchdog: in an op (the allocator
+ * included), in --touch or --trim-every work, sleeping for --pace, held by
+ * the shared clock, or done.  Waiting on a sync point shows in waiting. */
+enum rt_state { RT_RUNNING, RT_BUSY, RT_PACING, RT_GATED, RT_FINISHED };
+
+/* A stretch of recorded time, in ns from the trace's start, in which no
+ * thread made a call: --pace shortens the long ones (survey.c). */
+struct rt_gap {
+	uint64_t from, to;
+};
+
+#define RT_AT_NONE UINT64_MAX /* rt_thread.at of a thread with no call left */
 
 struct rt_replay;
 
 /* One replay thread.  The first cache line is written by its owner and read
- * by the monitor; the statistics after it are the owner's alone. */
+ * by the monitor and the other threads; the rest is the owner's alone. */
 struct rt_thread {
-	_Alignas(64) _Atomic uint64_t ops;   /* ops completed, syncs included */
-	_Atomic uint64_t calls;              /* allocator calls completed */
+	_Alignas(64) _Atomic uint64_t calls; /* allocator calls completed */
+	_Atomic uint64_t syncs;              /* sync ops completed: ops = calls + syncs */
 	_Atomic uint64_t waiting;            /* sync id + 1 while in WAIT, else 0 */
+	_Atomic uint64_t at;                 /* position on the shared clock, see clock.c */
+	_Atomic uint64_t due_ns;             /* while pacing: CLOCK_MONOTONIC to wake at */
+	_Atomic uint32_t behind;             /* while gated: the thread it waits for */
 	_Atomic int state;                   /* enum rt_state */
 	_Alignas(64) struct rt_replay *r;
 	/* Copies of what every call reads, one load away instead of two. */
 	struct rt_slot *slots;
 	unsigned foreign;       /* r->foreign */
 	int single;             /* the workload has one thread */
+	int usable_size;        /* malloc_usable_size is the allocator's own */
 	enum rt_touch touch;
 	size_t page;
 	const uint8_t *stream, *end;
 	uint32_t index, tid;
 	pthread_t pthread;
 	uint64_t failed_now, recorded_failed_ok;
-	struct rt_callstat stat[MT_CALL_COUNT];
+	unsigned used;          /* 1 << call for each call type the stream makes (survey.c) */
+	/* Statistics of the call types in used, in the replay's stats table;
+	 * the others stay NULL.  A thread with every type holds 13 x 2 KiB of
+	 * histograms, so 20,000 threads that make no call hold none. */
+	struct rt_callstat *stat[MT_CALL_COUNT];
 };
 
 struct rt_replay {
@@ -57,10 +76,17 @@ struct rt_replay {
 	const struct rt_opts *o;
 	struct rt_timer_info timer;
 	unsigned foreign;          /* calls emulated, see rt_allocator_foreign */
+	unsigned spins;            /* sync waits spin this long before sleeping, see sync.h */
 	size_t page;               /* for --touch=page and the page-sized calls */
 	struct rt_slot *slots;     /* objects + 1; slot 0 stays NULL */
 	_Atomic uint32_t *syncs;   /* one word per sync point, see sync.h */
 	struct rt_thread *threads;
+	struct rt_callstat *stats; /* every thread's, see rt_thread.stat */
+	uint64_t window_ns;        /* shared clock window (clock.c); 0: off */
+	uint64_t idle_cap_ns;      /* --pace: longest idle stretch slept through */
+	struct rt_gap *gaps;       /* idle stretches longer than that, sorted */
+	size_t ngaps, gaps_bytes;
+	uint64_t idle_cut_ns;      /* recorded time --pace leaves out */
 	uint64_t start_ns;         /* CLOCK_MONOTONIC at release */
 	_Atomic uint32_t go;       /* released: the threads start together */
 	_Atomic uint32_t stop;     /* replay over: the monitor takes a last sample */
@@ -70,19 +96,40 @@ struct rt_replay {
 	 * exact in any interleaving without a lock. */
 	_Alignas(64) _Atomic int64_t ideal_live;
 	_Atomic int64_t ideal_peak;
+	/* The shared clock's wake-ups (clock.c): the lowest position a gated
+	 * thread waits for the slowest to reach, and the futex word it sleeps
+	 * on.  Written only when a thread starts or stops waiting. */
+	_Alignas(64) _Atomic uint64_t wake_at;
+	_Atomic uint32_t clock_seq;
 	_Alignas(64) uint64_t samples;
 	FILE *timeline;            /* --timeline, or NULL */
 	int statm_fd;              /* /proc/self/statm, read by the monitor */
 };
 
 void *rt_thread_main(void *arg);
+
+/* Before the clock starts, with the thread table built: notes the call
+ * types each thread makes, checks the sync count and the recorded times,
+ * and finds the idle stretches --pace shortens (survey.c).  -1 with e set. */
+int rt_survey(struct rt_replay *r, struct mt_error *e);
+
+/* Thread t, about to make a call at recorded time rec past its limit,
+ * waits until it is within the window of the slowest other thread; returns
+ * its new limit (clock.c). */
+uint64_t rt_clock_gate(struct rt_thread *t, uint64_t rec);
+/* Wakes the gated threads: a thread passed wake_at. */
+void rt_clock_wake(struct rt_replay *r);
 void *rt_monitor_main(void *arg);
 
 /* Opens the timeline before any thread exists, so a bad path is an
  * ordinary error; the monitor writes to it. */
 int rt_monitor_open(struct rt_replay *r, struct mt_error *e);
-void rt_monitor_close(struct rt_replay *r);
+/* Closes what rt_monitor_open opened; -1 with e set if the timeline could
+ * not be written in full. */
+int rt_monitor_close(struct rt_replay *r, struct mt_error *e);
 /* This process's size and resident set now, from /proc/self/statm. */
 void rt_statm(const struct rt_replay *r, uint64_t *vmsize_kb, uint64_t *vmrss_kb);
+/* This process's resident set now, exact (slow: walks the page tables). */
+uint64_t rt_rss_exact(const struct rt_replay *r);
 
 #endif

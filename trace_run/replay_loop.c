@@ -2,19 +2,26 @@
  * replay_loop.c - the replay threads: decode an op, make the call, time it.
  *
  * This is the hot path.  Per call, beyond the two timer reads (RDTSCP+LFENCE
- * each) and the call itself: one op decode (a head byte and two to four
- * varints, ~80 instructions), one histogram update (~28), the object table
- * load and store, the ideal RSS update (a plain load and store with one
- * thread, a relaxed atomic add with more) and relaxed stores of the progress
- * counters (~75 together).  bench/trace_run.sh measures ~180 instructions,
- * 13-17 ns, against a plain loop of the same calls timed alike.  No
- * allocation, no lock, no system call; the work of --touch, --trim-every and
- * --pace is outside the timed region.
+ * each) and the call itself: one op decode (inlined; a head byte and two to
+ * four varints, one- and two-byte varints on a short path, ~60
+ * instructions), one histogram update (~17), the object table load and
+ * store, the ideal RSS update (a plain load and store with one thread, a
+ * relaxed atomic add with more), one relaxed store of the call counter, and
+ * the dispatch (malloc and free tested first, the rest by jump table).
+ * bench/trace_run.sh measures ~146 instructions, ~10 ns, against a plain
+ * loop of the same calls timed alike.  With more than one thread and
+ * recorded times, each op whose time moved also stores the thread's
+ * position on the shared clock and loads one shared word (clock.c).  No
+ * allocation, no lock, no system call; the work of --touch, --trim-every,
+ * --pace and the clock's waits is outside the timed region, and out of
+ * line.
  */
 #include "config.h"
 
+#include <errno.h>
 #include <malloc.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <string.h>
 #include <time.h>
 
@@ -23,11 +30,21 @@
 #include "timer.h"
 
 /* Writes what a program would write into a fresh block, or before freeing
- * it.  The empty asm keeps the compiler from deleting stores before free(). */
-static void touch(void *p, uint64_t n, enum rt_touch how, size_t page)
+ * it.  Never past the block's usable size: the request is what the program
+ * asked for, and an allocator that handed back less (tcmalloc's pvalloc
+ * wraps a size near 2^64 to a few pages) must not make trace_run write
+ * past its block.  The empty asm keeps the compiler from deleting stores
+ * before free(). */
+static __attribute__((noinline)) void touch_block(struct rt_thread *t, void *p, uint64_t n)
 {
-	if (!p || !n || how == RT_TOUCH_NONE)
-		return;
+	enum rt_touch how = t->touch;
+	atomic_store_explicit(&t->state, RT_BUSY, memory_order_relaxed); /* for the watchdog */
+	if (t->usable_size) {
+		size_t usable = malloc_usable_size(p);
+		if (n > usable)
+			n = usable;
+	}
+	size_t page = t->page;
 	if (how == RT_TOUCH_ALL) {
 		memset(p, 0xa5, n);
 	} else {
@@ -36,28 +53,26 @@ static void touch(void *p, uint64_t n, enum rt_touch how, size_t page)
 			c[i] = 1;
 	}
 	__asm__ volatile("" : : "r"(p) : "memory");
+	atomic_store_explicit(&t->state, RT_RUNNING, memory_order_relaxed);
+}
+
+/* The test inline, the work out of line: with --touch=none a call to a
+ * function that returns at once cost the loop ~20 instructions a call. */
+static inline void touch(struct rt_thread *t, void *p, uint64_t n)
+{
+	if (t->touch != RT_TOUCH_NONE && p && n)
+		touch_block(t, p, n);
 }
 
 /*
  * The live requested bytes and their peak.  With one replay thread a plain
  * load and store (relaxed atomics, so the monitor may read them) is exact
- * and costs ~1 ns; with more, a locked add (~5-8 ns uncontended) keeps the
- * peak exact in any interleaving without a lock.
+ * and costs ~1 ns, inline; with more, a locked add (~5-8 ns uncontended)
+ * keeps the peak exact in any interleaving without a lock.
  */
-static void ideal_add(const struct rt_thread *t, int64_t d)
+static __attribute__((noinline)) void ideal_add_shared(struct rt_replay *r, int64_t d)
 {
-	struct rt_replay *r = t->r;
-	int64_t now;
-	if (!d)
-		return;
-	if (t->single) {
-		now = atomic_load_explicit(&r->ideal_live, memory_order_relaxed) + d;
-		atomic_store_explicit(&r->ideal_live, now, memory_order_relaxed);
-		if (now > atomic_load_explicit(&r->ideal_peak, memory_order_relaxed))
-			atomic_store_explicit(&r->ideal_peak, now, memory_order_relaxed);
-		return;
-	}
-	now = atomic_fetch_add_explicit(&r->ideal_live, d, memory_order_relaxed) + d;
+	int64_t now = atomic_fetch_add_explicit(&r->ideal_live, d, memory_order_relaxed) + d;
 	if (d < 0)
 		return;
 	int64_t peak = atomic_load_explicit(&r->ideal_peak, memory_order_relaxed);
@@ -65,6 +80,19 @@ static void ideal_add(const struct rt_thread *t, int64_t d)
 								   memory_order_relaxed,
 								   memory_order_relaxed))
 		;
+}
+
+static inline void ideal_add(const struct rt_thread *t, int64_t d)
+{
+	struct rt_replay *r = t->r;
+	if (!t->single) {
+		ideal_add_shared(r, d);
+		return;
+	}
+	int64_t now = atomic_load_explicit(&r->ideal_live, memory_order_relaxed) + d;
+	atomic_store_explicit(&r->ideal_live, now, memory_order_relaxed);
+	if (now > atomic_load_explicit(&r->ideal_peak, memory_order_relaxed))
+		atomic_store_explicit(&r->ideal_peak, now, memory_order_relaxed);
 }
 
 /* Bytes the program asked for; an overflowing array size cannot succeed. */
@@ -76,15 +104,21 @@ static uint64_t requested(const struct mt_op *op)
 	return __builtin_mul_overflow(op->nmemb, op->size, &n) ? UINT64_MAX : n;
 }
 
+/* No object can be larger than PTRDIFF_MAX (pointer differences within it
+ * must fit), so no correct allocator grants such a request; glibc refuses
+ * it before doing anything. */
+static int impossible(uint64_t req)
+{
+	return req > (uint64_t)PTRDIFF_MAX;
+}
+
 static void sized_free(const struct mt_op *op, void *p)
 {
 #if defined(HAVE_FREE_SIZED) && defined(HAVE_FREE_ALIGNED_SIZED)
 	if (op->code == MT_CALL_FREE_SIZED)
 		free_sized(p, op->size);
-	else if (op->code == MT_CALL_FREE_ALIGNED_SIZED)
-		free_aligned_sized(p, op->align, op->size);
 	else
-		free(p);
+		free_aligned_sized(p, op->align, op->size);
 #else
 	free(p); /* this libc has no sized free: the plain one is the same request */
 #endif
@@ -122,8 +156,11 @@ static void *timed_emulation(const struct mt_op *op, void *in, size_t page, int 
 	case MT_CALL_VALLOC:
 		t0 = rt_now(tsc); out = memalign(page, sz); t1 = rt_now(tsc); break;
 	case MT_CALL_PVALLOC:
-		t0 = rt_now(tsc); out = memalign(page, (sz + page - 1) & ~(page - 1)); t1 = rt_now(tsc);
-		break;
+		if (__builtin_add_overflow(sz, page - 1, &bytes)) { /* glibc's pvalloc fails too */
+			t0 = t1 = 0;
+			break;
+		}
+		t0 = rt_now(tsc); out = memalign(page, bytes & ~(page - 1)); t1 = rt_now(tsc); break;
 	default: /* the sized frees */
 		t0 = rt_now(tsc); free(in); t1 = rt_now(tsc); break;
 	}
@@ -140,11 +177,21 @@ static void *timed_call(const struct mt_op *op, void *in, const struct rt_thread
 	uint64_t t0, t1;
 	size_t sz = (size_t)op->size;
 
+	/* malloc and free first, without the jump table: they are most calls of
+	 * most programs, and no allocator lacks them */
+	if (op->code == MT_CALL_MALLOC) {
+		t0 = rt_now(tsc); out = malloc(sz); t1 = rt_now(tsc);
+		*cost = t1 - t0;
+		return out;
+	}
+	if (op->code == MT_CALL_FREE) {
+		t0 = rt_now(tsc); free(in); t1 = rt_now(tsc);
+		*cost = t1 - t0;
+		return NULL;
+	}
 	if (t->foreign >> op->code & 1)
 		return timed_emulation(op, in, t->page, tsc, cost);
 	switch (op->code) {
-	case MT_CALL_MALLOC:
-		t0 = rt_now(tsc); out = malloc(sz); t1 = rt_now(tsc); break;
 	case MT_CALL_CALLOC:
 		t0 = rt_now(tsc); out = calloc(op->nmemb, sz); t1 = rt_now(tsc); break;
 	case MT_CALL_REALLOC:
@@ -166,7 +213,7 @@ static void *timed_call(const struct mt_op *op, void *in, const struct rt_thread
 		t0 = rt_now(tsc); out = valloc(sz); t1 = rt_now(tsc); break;
 	case MT_CALL_PVALLOC:
 		t0 = rt_now(tsc); out = pvalloc(sz); t1 = rt_now(tsc); break;
-	default: /* the frees */
+	default: /* the sized frees */
 		t0 = rt_now(tsc); sized_free(op, in); t1 = rt_now(tsc); break;
 	}
 	*cost = t1 - t0;
@@ -210,14 +257,16 @@ static void realloc_now_null(struct rt_thread *t, const struct mt_op *op, void *
 }
 
 /* Object table and ideal RSS after a realloc; the ideal follows the
- * recorded outcome, so it is the same whatever the allocator does now. */
-static void realloc_done(struct rt_thread *t, const struct mt_op *op, void *in, void *out)
+ * recorded outcome, so it is the same whatever the allocator does now.
+ * A recorded success of an impossible size counts as no bytes. */
+static void realloc_done(struct rt_thread *t, const struct mt_op *op, void *in, void *out,
+			 uint64_t req)
 {
-	uint64_t req = requested(op);
+	uint64_t size = impossible(req) ? 0 : req;
 	int64_t old_size = op->old_obj ? (int64_t)t->slots[op->old_obj].size : 0;
 
 	if (op->new_obj)
-		ideal_add(t, (int64_t)req - old_size);
+		ideal_add(t, (int64_t)size - old_size);
 	else if (!req)
 		ideal_add(t, -old_size);
 
@@ -228,14 +277,14 @@ static void realloc_done(struct rt_thread *t, const struct mt_op *op, void *in, 
 	else if (op->old_obj)
 		t->slots[op->old_obj].ptr = NULL;
 	if (op->new_obj) {
-		t->slots[op->new_obj] = (struct rt_slot){ out, req };
-		touch(out, req, t->touch, t->page);
+		t->slots[op->new_obj] = (struct rt_slot){ out, size };
+		touch(t, out, size);
 	}
 }
 
-static void alloc_done(struct rt_thread *t, const struct mt_op *op, void *out)
+static void alloc_done(struct rt_thread *t, const struct mt_op *op, void *out, uint64_t req)
 {
-	uint64_t req = requested(op);
+	uint64_t size = impossible(req) ? 0 : req;
 	if (!op->new_obj) { /* failed when recorded */
 		if (out) {
 			t->recorded_failed_ok++;
@@ -245,49 +294,95 @@ static void alloc_done(struct rt_thread *t, const struct mt_op *op, void *out)
 	}
 	if (!out)
 		t->failed_now++;
-	t->slots[op->new_obj] = (struct rt_slot){ out, req };
-	ideal_add(t, (int64_t)req);
-	touch(out, req, t->touch, t->page);
+	t->slots[op->new_obj] = (struct rt_slot){ out, size };
+	ideal_add(t, (int64_t)size);
+	touch(t, out, size);
 }
 
+/*
+ * One call.  An impossible request is not passed to the allocator: it
+ * cannot succeed, and a broken allocator that grants it anyway (tcmalloc's
+ * pvalloc rounds 2^64 - 101 up to 0) would hand out a block far smaller
+ * than the workload believes.  It is counted as a call that failed, at no
+ * cost.
+ */
 static void replay_call(struct rt_thread *t, const struct mt_op *op, int tsc, uint64_t overhead)
 {
 	struct rt_slot *in = op->old_obj ? &t->slots[op->old_obj] : NULL;
-	void *inp = in ? in->ptr : NULL;
+	void *inp = in ? in->ptr : NULL, *out = NULL;
 	int frees = !mt_call_allocates(op->code);
-	uint64_t cost;
+	uint64_t cost = 0, req = frees ? 0 : requested(op);
 
 	if (frees && in) {
-		touch(inp, in->size, t->touch, t->page);
+		touch(t, inp, in->size);
 		in->ptr = NULL;
 		ideal_add(t, -(int64_t)in->size);
 	}
-	void *out = timed_call(op, inp, t, tsc, &cost);
-	rt_callstat_add(&t->stat[op->code], cost > overhead ? cost - overhead : 0);
+	if (!impossible(req))
+		out = timed_call(op, inp, t, tsc, &cost);
+	rt_callstat_add(t->stat[op->code], cost > overhead ? cost - overhead : 0);
 	if (frees)
 		return;
 	if (mt_call_has_in(op->code))
-		realloc_done(t, op, inp, out);
+		realloc_done(t, op, inp, out, req);
 	else
-		alloc_done(t, op, out);
+		alloc_done(t, op, out, req);
 }
 
-/* Sleeps (or, for the last stretch, spins) until the op's recorded time. */
-static void pace(struct rt_thread *t, uint64_t due_ns)
+/*
+ * --pace: sleeps until the op's recorded time, counted from the release,
+ * less the idle stretches shortened before it (survey.c); gaps is this
+ * thread's cursor into them.  A sleep, never a spin, so a pacing thread
+ * leaves the processor to the others; replay threads set a timer slack of
+ * 1 ns when pacing, so the kernel wakes them within microseconds.
+ */
+struct pacer {
+	size_t gap;
+	uint64_t cut;
+};
+
+static void pace(struct rt_thread *t, struct pacer *pc, uint64_t rec)
 {
-	uint64_t now = rt_clock_ns();
-	if (now >= due_ns)
-		return;
-	atomic_store_explicit(&t->state, RT_PACING, memory_order_relaxed);
-	if (due_ns - now > 100000) {
-		uint64_t wake = due_ns - 50000;
-		struct timespec ts = { (time_t)(wake / 1000000000u), (long)(wake % 1000000000u) };
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
-			;
+	const struct rt_replay *r = t->r;
+	while (pc->gap < r->ngaps && rec >= r->gaps[pc->gap].to) {
+		pc->cut += r->gaps[pc->gap].to - r->gaps[pc->gap].from - r->idle_cap_ns;
+		pc->gap++;
 	}
-	while (rt_clock_ns() < due_ns)
-		rt_cpu_relax();
+	uint64_t due_ns = r->start_ns + rec - pc->cut;
+	if (rt_clock_ns() >= due_ns)
+		return;
+	atomic_store_explicit(&t->due_ns, due_ns, memory_order_relaxed);
+	atomic_store_explicit(&t->state, RT_PACING, memory_order_relaxed);
+	struct timespec ts = { (time_t)(due_ns / 1000000000u), (long)(due_ns % 1000000000u) };
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
 	atomic_store_explicit(&t->state, RT_RUNNING, memory_order_relaxed);
+}
+
+/* Publishes the thread's position on the shared clock (clock.c), waking
+ * the gated threads when it passes the time they wait for. */
+static inline void publish(struct rt_thread *t, uint64_t *published, uint64_t at)
+{
+	uint64_t was = *published, wake_at;
+	*published = at;
+	atomic_store_explicit(&t->at, at, memory_order_relaxed);
+	wake_at = atomic_load_explicit(&t->r->wake_at, memory_order_relaxed);
+	if (was < wake_at && at >= wake_at)
+		rt_clock_wake(t->r);
+}
+
+/* A thread about to wait at p is, on the clock, at its next call: in the
+ * recording that call came after the signal it waits for. */
+static uint64_t next_call_at(const uint8_t *p, const uint8_t *end, struct mt_op_state st,
+			     uint64_t rec)
+{
+	struct mt_op op;
+	while (p < end && !mt_op_decode(&p, end, &st, &op, 1)) {
+		rec += op.delta_ns;
+		if (mt_op_is_call(op.code))
+			return rec;
+	}
+	return RT_AT_NONE;
 }
 
 static void corrupt(struct rt_thread *t, const uint8_t *at)
@@ -303,39 +398,59 @@ void *rt_thread_main(void *arg)
 	struct rt_replay *r = t->r;
 	const int tsc = r->timer.source == RT_TIMER_TSC;
 	const uint64_t overhead = r->timer.overhead, trim_every = r->o->trim_every;
+	/* calls until the next malloc_trim; never reached without --trim-every */
+	uint64_t until_trim = trim_every ? trim_every : UINT64_MAX;
 	const int timing = (r->info->flags & MT_WLF_TIMING) != 0, pacing = r->o->pace;
+	const int clocked = r->window_ns != 0;
+	const unsigned spins = r->spins;
 	struct mt_op_state st = { 0 };
 	struct mt_op op;
-	uint64_t ops = 0, calls = 0, since_trim = 0, due_ns;
+	struct pacer pc = { 0, 0 };
+	uint64_t calls = 0, syncs = 0, rec = 0, published = 0, limit = 0;
 
-	rt_sync_wait(&r->go);
+	if (pacing)
+		prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+	rt_sync_wait(&r->go, spins);
 	if (atomic_load(&r->abandon))
 		return NULL;
-	due_ns = r->start_ns;
 	for (const uint8_t *p = t->stream; p < t->end;) {
 		const uint8_t *at = p;
 		if (mt_op_decode(&p, t->end, &st, &op, timing))
 			corrupt(t, at);
-		if (pacing) {
-			due_ns += op.delta_ns;
-			pace(t, due_ns);
+		if (op.delta_ns) { /* only timed workloads have deltas */
+			rec += op.delta_ns;
+			if (clocked) {
+				publish(t, &published, rec);
+				if (rec > limit)
+					limit = rt_clock_gate(t, rec);
+			}
+			if (pacing)
+				pace(t, &pc, rec);
+		}
+		if (mt_op_is_call(op.code)) {
+			replay_call(t, &op, tsc, overhead);
+			atomic_store_explicit(&t->calls, ++calls, memory_order_relaxed);
+			if (!--until_trim) {
+				atomic_store_explicit(&t->state, RT_BUSY, memory_order_relaxed);
+				malloc_trim(0);
+				atomic_store_explicit(&t->state, RT_RUNNING, memory_order_relaxed);
+				until_trim = trim_every;
+			}
+			continue;
 		}
 		if (op.code == MT_OP_SIGNAL) {
 			rt_sync_signal(&r->syncs[op.sync]);
-		} else if (op.code == MT_OP_WAIT) {
-			atomic_store_explicit(&t->waiting, op.sync + 1, memory_order_relaxed);
-			rt_sync_wait(&r->syncs[op.sync]);
-			atomic_store_explicit(&t->waiting, 0, memory_order_relaxed);
 		} else {
-			replay_call(t, &op, tsc, overhead);
-			atomic_store_explicit(&t->calls, ++calls, memory_order_relaxed);
-			if (trim_every && ++since_trim == trim_every) {
-				malloc_trim(0);
-				since_trim = 0;
-			}
+			if (clocked)
+				publish(t, &published, next_call_at(p, t->end, st, rec));
+			atomic_store_explicit(&t->waiting, op.sync + 1, memory_order_relaxed);
+			rt_sync_wait(&r->syncs[op.sync], spins);
+			atomic_store_explicit(&t->waiting, 0, memory_order_relaxed);
 		}
-		atomic_store_explicit(&t->ops, ++ops, memory_order_relaxed);
+		atomic_store_explicit(&t->syncs, ++syncs, memory_order_relaxed);
 	}
+	if (clocked)
+		publish(t, &published, RT_AT_NONE);
 	atomic_store_explicit(&t->state, RT_FINISHED, memory_order_release);
 	return NULL;
 }

@@ -42,17 +42,39 @@ static const unsigned order[] = {
 	MT_CALL_REALLOCARRAY, MT_CALL_MEMALIGN, MT_CALL_POSIX_MEMALIGN, MT_CALL_ALIGNED_ALLOC,
 	MT_CALL_VALLOC, MT_CALL_PVALLOC, MT_CALL_FREE_SIZED, MT_CALL_FREE_ALIGNED_SIZED,
 };
-enum { ORIGINAL_LINES = 4, NUMBER_END = 22 };
+enum { ORIGINAL_LINES = 4, NUMBER_END = 22, NUMBER_WIDTH = 6 };
 
-/* "Avg malloc time:    385 in        154 calls": the average ends in column
- * 22 whatever the name's length, as the original's hand-padded lines did. */
-static void avg_line(FILE *out, unsigned call, const struct rt_callstat *s)
+/*
+ * "Avg malloc time:    385 in        154 calls": the average ends in column
+ * number_end.  The original's four lines are printed as it printed them:
+ * hand-padded to column 22, and a call type never made as "0 in 1 calls"
+ * (it counted one call to avoid dividing by zero, and scripts that parse
+ * the lines have only ever seen that).  The lines this version adds, for
+ * longer names, share a column of their own.
+ */
+static void avg_line(FILE *out, unsigned call, const struct rt_callstat *s, int original,
+		     int number_end)
 {
 	char label[64];
 	int len = snprintf(label, sizeof label, "Avg %s time:", mt_call_name(call));
-	int width = NUMBER_END - len > 1 ? NUMBER_END - len : 1;
-	fprintf(out, "%s %*s in %10s calls\n", label, width, rt_comma(avg(s)),
-		rt_comma(s->count));
+	uint64_t count = original && !s->count ? 1 : s->count;
+	fprintf(out, "%s %*s in %10s calls\n", label, number_end - len, rt_comma(s->total / count),
+		rt_comma(count));
+}
+
+static void avg_lines(FILE *out, const struct rt_result *res)
+{
+	const size_t n = sizeof order / sizeof order[0];
+	int extra_end = NUMBER_END;
+	for (size_t i = ORIGINAL_LINES; i < n; i++) {
+		int len = (int)strlen(mt_call_name(order[i])) + (int)strlen("Avg  time:");
+		if (res->calls[order[i]].count && len + NUMBER_WIDTH > extra_end)
+			extra_end = len + NUMBER_WIDTH;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (i < ORIGINAL_LINES || res->calls[order[i]].count)
+			avg_line(out, order[i], &res->calls[order[i]], i < ORIGINAL_LINES,
+				 i < ORIGINAL_LINES ? NUMBER_END : extra_end);
 }
 
 static void percentiles(FILE *out, const struct rt_result *res)
@@ -74,8 +96,42 @@ static void timer_line(FILE *out, const struct rt_result *res)
 		fprintf(out, "Timer: rdtscp, TSC at %.1f MHz (measured), %s cycles of timer cost "
 			"subtracted per call\n", res->timer.tsc_mhz, rt_comma(res->timer.overhead));
 	else
-		fprintf(out, "Timer: clock_gettime (no rdtscp), figures in ns, %s ns of timer cost "
-			"subtracted per call\n", rt_comma(res->timer.overhead));
+		fprintf(out, "Timer: clock_gettime (%s), figures in ns, %s ns of timer cost "
+			"subtracted per call\n", res->timer.clock_asked ? "--timer=clock" : "no rdtscp",
+			rt_comma(res->timer.overhead));
+}
+
+/* How the threads were kept in order, when there was more than one. */
+static void order_line(FILE *out, const struct rt_result *res)
+{
+	if (res->threads < 2)
+		return;
+	if (res->window_us)
+		fprintf(out, "Order: threads kept within %s usec of each other on the recorded clock "
+			"(--window)\n", rt_comma(res->window_us));
+	else if (res->timed)
+		fprintf(out, "Order: sync points only (--window=0)\n");
+	else
+		fprintf(out, "Order: sync points only (no recorded times: convert with trace2wl "
+			"--timing)\n");
+}
+
+static void pacing_line(FILE *out, const struct rt_result *res)
+{
+	if (!res->idle_stretches)
+		return;
+	fprintf(out, "Pacing: %s idle stretch%s longer than %s s shortened to it, %s s of "
+		"recorded time left out\n", rt_comma(res->idle_stretches),
+		res->idle_stretches == 1 ? "" : "es", rt_comma(res->idle_cap_ns / 1000000000u),
+		rt_comma(res->idle_cut_ns / 1000000000u));
+}
+
+int rt_ideal_differs(const struct rt_result *res, double *ratio)
+{
+	if (!res->header_ideal_peak)
+		return 0;
+	*ratio = (double)res->ideal_peak / (double)res->header_ideal_peak;
+	return *ratio > 2.0 || *ratio < 0.5;
 }
 
 void rt_report_text(FILE *out, const struct rt_result *res)
@@ -91,17 +147,21 @@ void rt_report_text(FILE *out, const struct rt_result *res)
 		rt_comma((uint64_t)res->maxrss_start_kb), rt_comma((uint64_t)res->maxrss_end_kb));
 	fprintf(out, "%s Kb Max Ideal RSS\n", rt_comma((res->ideal_peak + 1023) / 1024));
 	fprintf(out, "\n");
-	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
-		if (i < ORIGINAL_LINES || res->calls[order[i]].count)
-			avg_line(out, order[i], &res->calls[order[i]]);
+	avg_lines(out, res);
 	fprintf(out, "Total call time: %s %s\n", rt_comma(rt_total_call_time(res)), unit);
 	fprintf(out, "\n");
 	percentiles(out, res);
 	fprintf(out, "Outcomes: %s calls failed that succeeded when recorded, "
 		"%s recorded failures succeeded\n", rt_comma(res->failed_now),
 		rt_comma(res->recorded_failed_ok));
+	fprintf(out, "Recorded ideal peak: %s Kb (trace2wl, in the recorded order)\n",
+		rt_comma((res->header_ideal_peak + 1023) / 1024));
+	order_line(out, res);
+	pacing_line(out, res);
 	fprintf(out, "Replayer: %s Kb resident before the clock started (tables, streams, "
 		"threads)\n", rt_comma(res->replayer_kb));
+	fprintf(out, "Held: %s Kb more resident when the replay ended (live blocks and what the "
+		"allocator keeps)\n", rt_comma(res->held_kb));
 	timer_line(out, res);
 	fprintf(out, "Allocator: %s (%s)\n", res->allocator, res->allocator_lib);
 	if (res->emulated) {
@@ -159,16 +219,23 @@ void rt_report_json(FILE *out, const struct rt_result *res)
 	fprintf(out, ",\"unit\":\"%s\",\"elapsed\":%llu,\"wall_usec\":%llu,\"user_usec\":%llu,"
 		"\"sys_usec\":%llu,\"threads\":%u,\"max_rss_kb\":%ld,\"rss_start_kb\":%ld,"
 		"\"rss_end_kb\":%ld,\"ideal_rss_kb\":%llu,\"ideal_peak_bytes\":%llu,"
-		"\"header_ideal_peak_bytes\":%llu,\"replayer_kb\":%llu,\"total_call_time\":%llu,"
-		"\"failed_now\":%llu,\"recorded_failed_ok\":%llu,\"samples\":%llu,",
+		"\"header_ideal_peak_bytes\":%llu,\"replayer_kb\":%llu,\"held_kb\":%llu,"
+		"\"total_call_time\":%llu,"
+		"\"failed_now\":%llu,\"recorded_failed_ok\":%llu,\"samples\":%llu,"
+		"\"recorded_ideal_kb\":%llu,\"window_us\":%llu,\"idle_stretches\":%llu,"
+		"\"idle_cut_ns\":%llu,",
 		res->timer.unit, (unsigned long long)res->elapsed, (unsigned long long)res->wall_usec,
 		(unsigned long long)res->user_usec, (unsigned long long)res->sys_usec, res->threads,
 		grew > 0 ? grew : 0, res->maxrss_start_kb, res->maxrss_end_kb,
 		(unsigned long long)((res->ideal_peak + 1023) / 1024),
 		(unsigned long long)res->ideal_peak, (unsigned long long)res->header_ideal_peak,
-		(unsigned long long)res->replayer_kb, (unsigned long long)rt_total_call_time(res),
+		(unsigned long long)res->replayer_kb, (unsigned long long)res->held_kb,
+		(unsigned long long)rt_total_call_time(res),
 		(unsigned long long)res->failed_now, (unsigned long long)res->recorded_failed_ok,
-		(unsigned long long)res->samples);
+		(unsigned long long)res->samples,
+		(unsigned long long)((res->header_ideal_peak + 1023) / 1024),
+		(unsigned long long)res->window_us, (unsigned long long)res->idle_stretches,
+		(unsigned long long)res->idle_cut_ns);
 	fprintf(out, "\"timer\":{\"source\":\"%s\",\"tsc_mhz\":%.1f,\"overhead\":%llu},",
 		res->timer.source == RT_TIMER_TSC ? "rdtscp" : "clock", res->timer.tsc_mhz,
 		(unsigned long long)res->timer.overhead);

@@ -9,6 +9,11 @@
  * sleeps in the kernel.  Four bytes and, in the common case, no system call
  * per sync point, where a mutex and condition variable cost about ninety
  * bytes and two calls.
+ *
+ * The spin pays only when the signaller runs on another processor at the
+ * same time.  With more replay threads than processors the spinner may be
+ * holding the processor the signaller needs, so the replay passes a spin
+ * budget of 0 then (replay.c) and waits go straight to the kernel.
  */
 #ifndef RT_SYNC_H
 #define RT_SYNC_H
@@ -21,7 +26,7 @@
 #include <unistd.h>
 
 enum { RT_SYNC_CLEAR = 0, RT_SYNC_SET = 1, RT_SYNC_SLEEPER = 2 };
-enum { RT_SYNC_SPINS = 2000 }; /* a few microseconds of PAUSE */
+enum { RT_SYNC_SPINS = 100 }; /* PAUSE is 10-140 cycles: at most ~5 us */
 
 static inline void rt_cpu_relax(void)
 {
@@ -41,9 +46,9 @@ static inline void rt_sync_signal(_Atomic uint32_t *w)
 		rt_futex(w, FUTEX_WAKE, INT_MAX);
 }
 
-static inline void rt_sync_wait(_Atomic uint32_t *w)
+static inline void rt_sync_wait(_Atomic uint32_t *w, unsigned spins)
 {
-	for (int i = 0; i < RT_SYNC_SPINS; i++) {
+	for (unsigned i = 0; i < spins; i++) {
 		if (atomic_load_explicit(w, memory_order_acquire) == RT_SYNC_SET)
 			return;
 		rt_cpu_relax();

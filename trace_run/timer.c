@@ -76,5 +76,6 @@ int rt_timer_init(enum rt_timer_source want, struct rt_timer_info *info, const c
 	info->unit = tsc ? "cycles" : "ns";
 	info->tsc_mhz = tsc ? tsc_mhz() : 0.0;
 	info->overhead = empty_region_cost(tsc);
+	info->clock_asked = want == RT_TIMER_CLOCK;
 	return 0;
 }

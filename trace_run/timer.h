@@ -22,6 +22,7 @@ struct rt_timer_info {
 	const char *unit;            /* "cycles" or "ns" */
 	uint64_t overhead;           /* cost of an empty timed region, subtracted */
 	double tsc_mhz;              /* TSC ticks per microsecond, measured */
+	int clock_asked;             /* the clock is RT_TIMER_CLOCK because --timer said so */
 };
 
 #if defined(__x86_64__) || defined(__i386__)

@@ -40,8 +40,10 @@ static int parse_value(const char *s, long *out)
 {
 	char *end;
 	errno = 0;
+	if (*s < '0' || *s > '9') /* strtol would take spaces and a sign */
+		return -1;
 	long v = strtol(s, &end, 10);
-	if (end == s || errno)
+	if (errno)
 		return -1;
 	int shift = 0;
 	switch (*end) {

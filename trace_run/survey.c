@@ -1,0 +1,150 @@
+/*
+ * survey.c - one pass over the streams before the clock starts, for what
+ * the replay must know in advance and the load-time check does not say.
+ *
+ * Call types: a thread's statistics are allocated for the types it makes.
+ *
+ * Sync points: the header's count must be the number of SIGNAL ops, as
+ * every id below it is signalled exactly once (docs/FORMAT.md); the
+ * load-time check sees that no id is signalled twice or out of range, not
+ * that none is left out.
+ *
+ * Recorded time: each op's delta is the time since its thread's previous
+ * call, its first since the trace started, so a running sum is the call's
+ * time on one clock shared by all threads (see clock.c).  The sums must
+ * stay below 2^63 ns, which keeps the clock's arithmetic and its "no call
+ * left" mark (RT_AT_NONE) apart.
+ *
+ * Idle stretches: --pace sleeps as long as the program did between calls,
+ * so a recording that sat idle for days would replay for days.  A stretch
+ * in which no thread made a call is the intersection, over the threads, of
+ * each thread's own pauses (its time after its last call counts as one);
+ * those longer than the idle limit are kept, sorted, and --pace shortens
+ * each to the limit.  Intersecting thread by thread keeps only stretches
+ * already longer than the limit, so the lists stay as short as the answer.
+ *
+ * Memory comes from mmap, so the allocator under test has not been asked
+ * for any of it before it is measured.
+ */
+#include "config.h"
+
+#include <string.h>
+#include <sys/mman.h>
+
+#include "replay_internal.h"
+
+struct gaps {
+	struct rt_gap *v;
+	size_t n, cap; /* cap in entries; v is cap * sizeof *v bytes of mmap */
+};
+
+static int push(struct gaps *g, uint64_t from, uint64_t to)
+{
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 256;
+		void *v = g->v ? mremap(g->v, g->cap * sizeof *g->v, cap * sizeof *g->v, MREMAP_MAYMOVE)
+			       : mmap(NULL, cap * sizeof *g->v, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (v == MAP_FAILED)
+			return -1;
+		g->v = v;
+		g->cap = cap;
+	}
+	g->v[g->n++] = (struct rt_gap){ from, to };
+	return 0;
+}
+
+static void drop(struct gaps *g)
+{
+	if (g->v)
+		munmap(g->v, g->cap * sizeof *g->v);
+	*g = (struct gaps){ 0 };
+}
+
+/* into = a ∩ b, keeping pieces longer than cap; both sorted and disjoint. */
+static int intersect(const struct gaps *a, const struct gaps *b, uint64_t cap, struct gaps *into)
+{
+	size_t i = 0, j = 0;
+	into->n = 0;
+	while (i < a->n && j < b->n) {
+		uint64_t from = a->v[i].from > b->v[j].from ? a->v[i].from : b->v[j].from;
+		uint64_t to = a->v[i].to < b->v[j].to ? a->v[i].to : b->v[j].to;
+		if (to > from && to - from > cap && push(into, from, to))
+			return -1;
+		if (a->v[i].to < b->v[j].to)
+			i++;
+		else
+			j++;
+	}
+	return 0;
+}
+
+/* One thread's stream: the call types it makes, its signals, its pauses
+ * longer than cap into mine (when pacing), and that its recorded times
+ * fit. */
+static int survey_thread(struct rt_replay *r, uint32_t i, uint64_t cap, struct gaps *mine,
+			 uint64_t *signals, struct mt_error *e)
+{
+	const struct mt_wl_thread *wt = mt_wl_get_thread(r->wl, i);
+	const uint8_t *p = mt_wl_stream(r->wl, i), *end = p + wt->length;
+	const int timing = (r->info->flags & MT_WLF_TIMING) != 0;
+	struct mt_op_state st = { 0 };
+	struct mt_op op;
+	uint64_t rec = 0, last = 0;
+
+	mine->n = 0;
+	while (p < end) {
+		if (mt_op_decode(&p, end, &st, &op, timing))
+			return mt_error_set(e, mt_wl_path(r->wl), "thread %u: an op does not decode", i);
+		if (__builtin_add_overflow(rec, op.delta_ns, &rec) || rec > (uint64_t)INT64_MAX)
+			return mt_error_set(e, mt_wl_path(r->wl), "thread %u (tid %u): recorded time "
+					    "passes 2^63 ns", i, wt->tid);
+		*signals += op.code == MT_OP_SIGNAL;
+		if (!mt_op_is_call(op.code))
+			continue;
+		r->threads[i].used |= 1u << op.code;
+		if (r->o->pace && rec - last > cap && push(mine, last, rec))
+			return mt_error_set(e, mt_wl_path(r->wl), "out of memory for idle stretches");
+		last = rec;
+	}
+	if (r->o->pace && push(mine, last, UINT64_MAX))
+		return mt_error_set(e, mt_wl_path(r->wl), "out of memory for idle stretches");
+	return 0;
+}
+
+int rt_survey(struct rt_replay *r, struct mt_error *e)
+{
+	struct gaps all = { 0 }, mine = { 0 }, next = { 0 };
+	uint64_t cap = r->idle_cap_ns, signals = 0;
+	int rc = push(&all, 0, UINT64_MAX);
+
+	for (uint32_t i = 0; !rc && i < r->info->threads; i++) {
+		rc = survey_thread(r, i, cap, &mine, &signals, e);
+		if (!rc && r->o->pace) {
+			if (intersect(&all, &mine, cap, &next))
+				rc = mt_error_set(e, mt_wl_path(r->wl), "out of memory for idle stretches");
+			struct gaps swap = all;
+			all = next;
+			next = swap;
+		}
+	}
+	drop(&mine);
+	drop(&next);
+	if (!rc && signals != r->info->syncs)
+		rc = mt_error_set(e, mt_wl_path(r->wl), "header says %llu sync points, the streams "
+				  "signal %llu", (unsigned long long)r->info->syncs,
+				  (unsigned long long)signals);
+	/* The stretch after the last call of all is no pause: the replay ends. */
+	if (!rc && all.n && all.v[all.n - 1].to == UINT64_MAX)
+		all.n--;
+	if (rc || !r->o->pace || !all.n) {
+		drop(&all);
+		return rc;
+	}
+	r->gaps = all.v;
+	r->ngaps = all.n;
+	r->gaps_bytes = all.cap * sizeof *all.v;
+	for (size_t g = 0; g < all.n; g++)
+		r->idle_cut_ns += all.v[g].to - all.v[g].from - cap;
+	return 0;
+}
