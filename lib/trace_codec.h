@@ -147,7 +147,8 @@ enum { MT_DEC_OK = 1, MT_DEC_END = 0, MT_DEC_CORRUPT = -1 };
 /*
  * Decodes the record at [p, end).  Returns MT_DEC_END when p == end or the
  * head byte is 0 (no more records: an unwritten or unfinished one),
- * MT_DEC_CORRUPT when the bytes cannot be a record, else MT_DEC_OK with
+ * MT_DEC_CORRUPT when the bytes cannot be a record (call 0 under flags, a
+ * pointer of 0 without its NULL flag, a bad varint...), else MT_DEC_OK with
  * *len set.  Fields the call does not use are zeroed.
  */
 static inline int mt_rec_decode(const uint8_t *p, const uint8_t *end, struct mt_codec_state *s,
@@ -161,7 +162,7 @@ static inline int mt_rec_decode(const uint8_t *p, const uint8_t *end, struct mt_
 	*r = (struct mt_rec){ .call = *p & 0x0f, .flags = *p & 0xf0 };
 	q++;
 	unsigned call = r->call;
-	if (call >= MT_CALL_COUNT)
+	if (call == MT_CALL_NONE || call >= MT_CALL_COUNT) /* a head of flags alone */
 		return MT_DEC_CORRUPT;
 	if (mt_varint_get(&q, end, &v))
 		return MT_DEC_CORRUPT;
@@ -183,6 +184,8 @@ static inline int mt_rec_decode(const uint8_t *p, const uint8_t *end, struct mt_
 			return MT_DEC_CORRUPT;
 		r->ptr_in = s->last_ptr + (uint64_t)mt_unzigzag(v);
 		s->last_ptr = r->ptr_in;
+		if (!r->ptr_in) /* NULL is said by the flag, never by the value */
+			return MT_DEC_CORRUPT;
 	}
 	if (mt_call_has_align(call) && mt_varint_get(&q, end, &r->align))
 		return MT_DEC_CORRUPT;
@@ -196,7 +199,7 @@ static inline int mt_rec_decode(const uint8_t *p, const uint8_t *end, struct mt_
 				return MT_DEC_CORRUPT;
 			r->ptr_out = s->last_ptr + (uint64_t)mt_unzigzag(v);
 			s->last_ptr = r->ptr_out;
-			if (mt_varint_get(&q, end, &v))
+			if (!r->ptr_out || mt_varint_get(&q, end, &v))
 				return MT_DEC_CORRUPT;
 			r->usable = mt_rec_requested(r) + (uint64_t)mt_unzigzag(v);
 		} else if (call == MT_CALL_POSIX_MEMALIGN) {

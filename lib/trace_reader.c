@@ -148,16 +148,18 @@ static int push_window(struct mt_trace *t, const struct mt_trace_window *w, size
 
 /*
  * A record that fails to decode right at a cut may just be incomplete: it is
- * cut if it decodes once the missing bytes are supplied as zeros and would
- * have reached past the cut.
+ * cut if it decodes once the missing bytes are supplied and would have
+ * reached past the cut.  The filler is 2, not 0: a missing pointer must not
+ * come out as 0 (no pointer), which the decoder refuses.
  */
 static int cut_record(const uint8_t *p, const uint8_t *end, struct mt_codec_state st)
 {
-	uint8_t buf[2 * MT_RECORD_MAX] = { 0 };
+	uint8_t buf[2 * MT_RECORD_MAX];
 	size_t have = (size_t)(end - p), len;
 	struct mt_rec r;
 	if (have >= MT_RECORD_MAX)
 		return 0;
+	memset(buf, 2, sizeof buf);
 	memcpy(buf, p, have);
 	return mt_rec_decode(buf, buf + sizeof buf, &st, &r, &len) == MT_DEC_OK && len > have;
 }

@@ -51,6 +51,23 @@ expect_fail_with '^trace2wl: record\.mtrace: offset [0-9]+: record 1:[0-9]+ does
 	trace2wl out.wl record.mtrace
 no_output out.wl
 
+# A head byte of flags alone (call 0) is not a record, nor is a pointer of 0
+# without its NULL flag: both would reach the workload as calls that are not.
+cp good.mtrace call0.mtrace
+poke call0.mtrace 4160 '\020' # malloc's head 0x01 -> MMAPPED flag, call 0
+expect_fail_with '^trace2wl: call0\.mtrace: offset 4160: record 1:0 does not decode' \
+	trace2wl out.wl call0.mtrace
+no_output out.wl
+cp good.mtrace out0.mtrace
+poke out0.mtrace 4163 '\200\000' # malloc's result 0x1000 -> 0, no NULL_OUT
+expect_fail_with '^trace2wl: out0\.mtrace: offset 4160: record 1:0 does not decode' \
+	trace2wl out.wl out0.mtrace
+printf '1 100 free 0x40\n1 110 malloc 8 = 0x40\n' | "$top_builddir/tests/conv_mktrace" in0.mtrace
+poke in0.mtrace 4162 '\200\000' # free's pointer 0x40 -> 0, no NULL_IN
+expect_fail_with '^trace2wl: in0\.mtrace: offset 4160: record 1:0 does not decode' \
+	trace2wl out.wl in0.mtrace
+no_output out.wl
+
 expect_fail_with '^trace2wl: nodir/out\.wl: cannot create' trace2wl nodir/out.wl good.mtrace
 
 # An existing workload is kept unless -f.
