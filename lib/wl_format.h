@@ -107,7 +107,11 @@ static inline int mt_op_releases_old(const struct mt_op *op)
 		return 0;
 	if (!mt_call_allocates(op->code) || !(op->flags & MT_OPF_NULL_OUT))
 		return 1;
-	return (op->code == MT_CALL_REALLOCARRAY ? op->nmemb * op->size : op->size) == 0;
+	if (op->code != MT_CALL_REALLOCARRAY)
+		return op->size == 0;
+	/* A product that wraps to 0 asked for more than memory, not for nothing. */
+	uint64_t bytes;
+	return !__builtin_mul_overflow(op->nmemb, op->size, &bytes) && bytes == 0;
 }
 
 /* Encodes op at dst (MT_WL_OP_MAX bytes); returns its length. */
