@@ -23,8 +23,8 @@ struct am_entry {
 	uint64_t addr;       /* 0: empty slot (NULL is never stored) */
 	uint64_t obj;        /* live: object index; freed: tid that freed it */
 	uint64_t size;       /* live: requested bytes; freed: record number of the free */
-	uint64_t pos : 40;   /* live: owner's stream length just after the allocation */
-	uint64_t owner : 22; /* live: source thread that allocated it */
+	uint64_t pos : 40;   /* live: owner's stream length just after its last use */
+	uint64_t owner : 22; /* live: source thread that allocated or last used it */
 	uint64_t state : 2;  /* AM_* */
 };
 

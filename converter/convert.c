@@ -103,6 +103,15 @@ static int release(struct conv *c, struct src *x, struct am_entry *e, int wake)
 	return 0;
 }
 
+/* A call that passed the block in and left it live (a failed realloc) is a
+ * use: whoever frees the block later must be ordered after it too, so the
+ * block's last user, not its allocator, is what the next handoff waits on. */
+static void use(struct conv *c, uint32_t s, struct am_entry *e)
+{
+	e->owner = s;
+	e->pos = c->src[s].ops;
+}
+
 static int take(struct conv *c, uint32_t s, uint64_t addr, uint64_t obj, uint64_t bytes)
 {
 	struct am_entry *e = am_get(&c->map, addr);
@@ -170,6 +179,8 @@ static int step(struct conv *c, uint32_t s, enum step *how)
 		return -1;
 	if (in && mt_op_releases_old(&op))
 		release(c, x, old, !(out && r->ptr_out == r->ptr_in));
+	else if (in)
+		use(c, s, old);
 	if (out)
 		return take(c, s, r->ptr_out, op.new_obj, mt_rec_requested(r));
 	return 0;

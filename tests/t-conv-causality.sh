@@ -1,7 +1,8 @@
 #!/bin/sh
 # t-conv-causality.sh - trace2wl orders calls by causality where timestamps
 # disagree, and adds exactly the sync points a replay needs: handoffs
-# between four threads, thread starts, realloc moves across threads, and
+# between four threads, thread starts, realloc moves across threads, a
+# failed realloc in one thread before the free in another, and
 # allocations that return an address before its free in another thread
 # (inversions of depth 1, 2 and 3).  Every expected dump below was derived by
 # hand from the script above it; --dump also runs the reader's full check.
@@ -89,6 +90,31 @@ expect_dump move <<'D'
 2  signal 1
 2  wait 2
 2  free(#3)
+D
+
+# A realloc that fails leaves the block live, but it used the block: the
+# later free in a third thread waits for the failed realloc, not only for
+# the allocation.
+conv failedmove <<'S'
+3 50 malloc 8 = 0x9000
+1 100 malloc 16 = 0x1000
+2 200 realloc 0x1000 99999999999 = NULL
+3 300 free 0x1000
+S
+expect_dump failedmove <<'D'
+# thread 0 tid 3, 4 ops
+3  malloc(8) = #1
+3  signal 0
+3  wait 2
+3  free(#2)
+# thread 1 tid 1, 3 ops
+1  wait 0
+1  malloc(16) = #2
+1  signal 1
+# thread 2 tid 2, 3 ops
+2  wait 1
+2  realloc(#2, 99999999999) = NULL
+2  signal 2
 D
 
 # Depth 1: thread 2 gets 0xa000 (ts 200) before thread 1 frees it (ts 210).
