@@ -220,6 +220,15 @@ static int parse_window(struct mt_trace *t, uint64_t off, uint64_t limit,
 	} else {
 		scan_window(t, w, wend);
 	}
+	/* Threads are ordered by their first record's time: read it now, while
+	 * its page is mapped anyway (it follows the header). */
+	struct mt_codec_state st;
+	struct mt_rec r;
+	size_t len;
+	mt_codec_init(&st, w->base_ts);
+	w->first_ts = w->base_ts;
+	if (w->count && mt_rec_decode(t->map + start, t->map + w->data_end, &st, &r, &len) == MT_DEC_OK)
+		w->first_ts = r.ts;
 	return 0;
 }
 
@@ -271,6 +280,11 @@ static int walk_windows(struct mt_trace *t, struct mt_error *e)
 			return -1;
 		if (push_window(t, &w, &cap))
 			return mt_error_set(e, t->path, "out of memory");
+		/* Reading the header mapped up to 64 KiB around it (the kernel's
+		 * fault-around), which would stay resident until a cursor comes by:
+		 * a long trace's index would hold much of the file.  The cursor
+		 * maps the pages again when it reads them. */
+		madvise((void *)h, limit - off < w.size ? limit - off : w.size, MADV_DONTNEED);
 		open += !(w.flags & MT_WHF_CLOSED);
 		off += w.size;
 	}
@@ -325,16 +339,9 @@ static void check_sequence(struct mt_trace *t, const struct mt_trace_window *pre
 /* Timestamp of the thread's first record (its first window's base if none). */
 static uint64_t first_ts(const struct mt_trace *t, const struct mt_trace_thread *th)
 {
-	for (size_t i = th->first_win; i < th->first_win + th->nwin; i++) {
-		const struct mt_trace_window *w = &t->wins[i];
-		struct mt_codec_state st;
-		struct mt_rec r;
-		size_t len;
-		mt_codec_init(&st, w->base_ts);
-		if (mt_rec_decode(t->map + w->off + MT_WINDOW_HEADER_SIZE, t->map + w->data_end, &st,
-				  &r, &len) == MT_DEC_OK)
-			return r.ts;
-	}
+	for (size_t i = th->first_win; i < th->first_win + th->nwin; i++)
+		if (t->wins[i].count)
+			return t->wins[i].first_ts;
 	return t->wins[th->first_win].base_ts;
 }
 
