@@ -7,26 +7,29 @@
 
 #include "addrmap.h"
 #include "convert.h"
+#include "vclock.h"
 #include "workload.h"
 
 enum src_state { SRC_RUNNING, SRC_PARKED, SRC_DONE };
 
-/* How far a thread knows another thread's stream to have progressed. */
-struct known {
-	uint32_t thread;
-	uint64_t pos;
-};
-
 /* Records decoded ahead of use, so their map slots can be prefetched while
- * earlier records are converted: the map's cache misses then overlap. */
+ * earlier records are converted: the map's cache misses then overlap.  A
+ * thread with fewer records gets a shorter ring (a power of two), so
+ * thousands of short threads do not cost a full ring each; one longer than
+ * its records, so that the cursor reads to the end and lets go of the
+ * thread's trace pages at once. */
 #define LOOKAHEAD 32
+
+struct ahead {
+	struct mt_rec r;
+	uint64_t recno;
+};
 
 /* One traced thread: its input cursor and its output stream. */
 struct src {
 	struct mt_trace_cursor cur;
-	struct mt_rec ahead[LOOKAHEAD];
-	uint64_t ahead_no[LOOKAHEAD];
-	unsigned ahead_first, ahead_count;
+	struct ahead *ahead;      /* ring of ahead_mask + 1; NULL once done */
+	unsigned ahead_mask, ahead_first, ahead_count;
 	int cursor_done;
 	struct mt_rec *head;      /* next record to convert, in ahead[] */
 	uint64_t recno;           /* head's index in the thread */
@@ -41,8 +44,7 @@ struct src {
 	uint64_t last_ts;         /* of its previous call, for timing deltas */
 	uint64_t sig_id, sig_pos; /* last SIGNAL and the stream length after it */
 	int has_sig;
-	struct known *known;      /* sparse: threads it has waited on */
-	size_t nknown, cap_known;
+	struct mt_vclock known;   /* how far it knows other streams to be */
 };
 
 struct conv {
@@ -62,6 +64,7 @@ struct conv {
 	uint32_t *woken;          /* unparked, to rejoin the heap after this step */
 	size_t nwoken;
 
+	struct mt_vc_pool clocks;
 	struct addrmap map;
 	int last_caller;          /* source thread of the last call written, -1 */
 	uint64_t live_bytes;
@@ -72,6 +75,7 @@ struct conv {
 /* emit.c */
 int emit_call(struct conv *c, uint32_t s, const struct mt_op *op, uint64_t ts);
 int emit_handoff(struct conv *c, uint32_t s, const struct am_entry *obj);
+int emit_thread_done(struct conv *c, uint32_t s);
 
 /* heap.c */
 void heap_push(struct conv *c, uint32_t s);

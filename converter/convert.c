@@ -28,10 +28,10 @@ enum step { STEP_DONE, STEP_PARKED, STEP_RETRY };
 /* Tops up s's lookahead, prefetching the map slots each record will probe. */
 static int read_ahead(struct conv *c, struct src *x)
 {
-	while (!x->cursor_done && x->ahead_count < LOOKAHEAD) {
-		unsigned i = (x->ahead_first + x->ahead_count) % LOOKAHEAD;
-		struct mt_rec *r = &x->ahead[i];
-		int rc = mt_trace_cursor_next(&x->cur, r, &x->ahead_no[i], c->e);
+	while (!x->cursor_done && x->ahead_count <= x->ahead_mask) {
+		struct ahead *a = &x->ahead[(x->ahead_first + x->ahead_count) & x->ahead_mask];
+		struct mt_rec *r = &a->r;
+		int rc = mt_trace_cursor_next(&x->cur, r, &a->recno, c->e);
 		if (rc < 0)
 			return -1;
 		if (rc == 0) {
@@ -52,17 +52,20 @@ static int advance(struct conv *c, uint32_t s)
 {
 	struct src *x = &c->src[s];
 	if (x->head) {
-		x->ahead_first = (x->ahead_first + 1) % LOOKAHEAD;
+		x->ahead_first = (x->ahead_first + 1) & x->ahead_mask;
 		x->ahead_count--;
 	}
 	if (read_ahead(c, x) < 0)
 		return -1;
 	if (!x->ahead_count) {
 		x->state = SRC_DONE;
+		x->head = NULL;
+		free(x->ahead);
+		x->ahead = NULL;
 		return 0;
 	}
-	x->head = &x->ahead[x->ahead_first];
-	x->recno = x->ahead_no[x->ahead_first];
+	x->head = &x->ahead[x->ahead_first].r;
+	x->recno = x->ahead[x->ahead_first].recno;
 	x->key = x->head->ts;
 	x->retried = 0;
 	c->res.records++;
@@ -263,7 +266,7 @@ static int run(struct conv *c, int show_progress)
 			continue;
 		}
 		int rc = advance(c, s);
-		if (rc < 0)
+		if (rc < 0 || (rc == 0 && emit_thread_done(c, s) < 0))
 			return -1;
 		if (rc == 0)
 			heap_pop(c);
@@ -285,6 +288,7 @@ static int setup(struct conv *c, const struct conv_opts *o)
 	c->start_ts = in->start_ts;
 	c->skew = c->ts_freq / SKEW_DIVISOR;
 	c->last_caller = -1;
+	mt_vc_pool_init(&c->clocks, c->nsrc);
 	c->src = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->src);
 	c->heap = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->heap);
 	c->parked = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->parked);
@@ -296,6 +300,11 @@ static int setup(struct conv *c, const struct conv_opts *o)
 		x->tid = mt_trace_thread_tid(c->t, s);
 		x->wl = -1;
 		x->last_ts = c->start_ts;
+		uint64_t records = mt_trace_thread_records(c->t, s);
+		while (x->ahead_mask + 1 < LOOKAHEAD && x->ahead_mask < records)
+			x->ahead_mask = 2 * x->ahead_mask + 1;
+		if (!(x->ahead = malloc((x->ahead_mask + 1) * sizeof *x->ahead)))
+			return mt_error_set(c->e, c->in_name, "out of memory for %zu threads", c->nsrc);
 		mt_trace_cursor_init(&x->cur, c->t, s);
 		int rc = advance(c, (uint32_t)s);
 		if (rc < 0)
@@ -332,8 +341,9 @@ static int finish(struct conv *c)
 static void cleanup(struct conv *c)
 {
 	mt_wl_writer_abort(c->w);
+	mt_vc_pool_free(&c->clocks);
 	for (size_t s = 0; c->src && s < c->nsrc; s++)
-		free(c->src[s].known);
+		free(c->src[s].ahead);
 	free(c->src);
 	free(c->heap);
 	free(c->parked);

@@ -5,9 +5,12 @@
  * thread's stream contiguous.  Holding the streams in memory would make the
  * converter's footprint grow with the trace, so each thread encodes into a
  * small buffer; a full buffer is appended as one chunk to a single unlinked
- * spill file and only its chunk number is kept.  Finishing writes the header
- * and thread table, copies each thread's chunks in order, fsyncs, and renames
- * the temporary output into place: a failed run leaves no workload behind.
+ * spill file and only the chunk's place is kept.  Buffers start small and
+ * grow to CHUNK, and a thread that is done hands its buffer back
+ * (mt_wl_writer_flush_thread), so thousands of short threads cost little.
+ * Finishing writes the header and thread table, copies each thread's chunks
+ * in order, fsyncs, and renames the temporary output into place: a failed
+ * run leaves no workload behind.
  */
 #include "config.h"
 
@@ -21,14 +24,22 @@
 
 #include "workload.h"
 
-#define CHUNK (16u << 10) /* per-thread buffer, and the spill file's unit */
+#define CHUNK (16u << 10)  /* largest per-thread buffer, and spill unit */
+#define FIRST_BUF 256u     /* a thread's first buffer; doubles up to CHUNK */
+
+/* A run of a stream's bytes in the spill file. */
+struct chunk {
+	uint64_t off;
+	uint32_t len;
+};
 
 struct wl_stream {
 	uint32_t tid;
-	uint32_t used;         /* bytes in buf */
-	uint8_t *buf;          /* CHUNK bytes */
-	uint32_t *chunks;      /* spill file chunk numbers, in stream order */
+	uint32_t used, size;   /* bytes in buf, and its size */
+	uint8_t *buf;          /* NULL until the thread writes, and after a flush */
+	struct chunk *chunks;  /* spilled bytes, in stream order */
 	size_t nchunks, cap;
+	uint64_t spilled;      /* their total */
 	uint64_t ops;
 	struct mt_op_state st;
 };
@@ -38,7 +49,7 @@ struct mt_wl_writer {
 	int fd, spill;         /* temporary output, unlinked spill file */
 	int overwrite, timing;
 	uint8_t ptr_size;
-	uint32_t spilled;      /* chunks in the spill file */
+	uint64_t spill_end;    /* bytes in the spill file */
 	struct wl_stream *s;
 	size_t ns, scap;
 	uint64_t ops, calls[16];
@@ -112,10 +123,7 @@ int mt_wl_writer_thread(struct mt_wl_writer *w, uint32_t tid, struct mt_error *e
 		w->s = n;
 		w->scap = ncap;
 	}
-	struct wl_stream *s = &w->s[w->ns];
-	*s = (struct wl_stream){ .tid = tid, .buf = malloc(CHUNK) };
-	if (!s->buf)
-		return mt_error_set(e, w->path, "out of memory for thread %u", tid);
+	w->s[w->ns] = (struct wl_stream){ .tid = tid };
 	return (int)w->ns++;
 }
 
@@ -133,60 +141,51 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 	return 0;
 }
 
-/* Spilled chunks are always full, so chunk k sits at offset k * CHUNK. */
+/* Appends the buffer's bytes to the spill file and empties it. */
 static int spill(struct mt_wl_writer *w, struct wl_stream *s, struct mt_error *e)
 {
 	if (s->nchunks == s->cap) {
 		size_t ncap = s->cap ? 2 * s->cap : 8;
-		uint32_t *n = realloc(s->chunks, ncap * sizeof *n);
+		struct chunk *n = realloc(s->chunks, ncap * sizeof *n);
 		if (!n)
 			return mt_error_set(e, w->path, "out of memory");
 		s->chunks = n;
 		s->cap = ncap;
 	}
-	if (w->spilled == UINT32_MAX || write_all(w->spill, s->buf, CHUNK) < 0)
+	if (write_all(w->spill, s->buf, s->used) < 0)
 		return mt_error_set(e, w->path, "cannot write the spill file: %s", strerror(errno));
-	s->chunks[s->nchunks++] = w->spilled++;
+	s->chunks[s->nchunks++] = (struct chunk){ w->spill_end, s->used };
+	w->spill_end += s->used;
+	s->spilled += s->used;
 	s->used = 0;
 	return 0;
 }
 
-/* An op that does not fit whole is split across two chunks: streams are
- * plain byte runs, only the reader cares where ops start. */
-static int append_split(struct mt_wl_writer *w, struct wl_stream *s, const uint8_t *p, size_t n,
-			struct mt_error *e)
+/* Room for one more op: a bigger buffer, or the full one spilled. */
+static int make_room(struct mt_wl_writer *w, struct wl_stream *s, struct mt_error *e)
 {
-	size_t room = CHUNK - s->used;
-	memcpy(s->buf + s->used, p, room);
-	s->used = CHUNK;
-	if (spill(w, s, e) < 0)
-		return -1;
-	memcpy(s->buf, p + room, n - room);
-	s->used = (uint32_t)(n - room);
+	if (s->size == CHUNK)
+		return spill(w, s, e);
+	uint32_t size = s->size ? 2 * s->size : FIRST_BUF;
+	uint8_t *buf = realloc(s->buf, size);
+	if (!buf)
+		return mt_error_set(e, w->path, "out of memory for the stream of thread %u", s->tid);
+	s->buf = buf;
+	s->size = size;
 	return 0;
 }
 
 /* Called once per op: one encode straight into the thread's buffer (tens of
- * ns); near a chunk's end, an encode aside and a spill every CHUNK bytes
- * (about 5000 ops); no allocation otherwise. */
+ * ns); a grow or a spill every few thousand ops; no allocation otherwise. */
 int mt_wl_writer_op(struct mt_wl_writer *w, int thread, const struct mt_op *op, struct mt_error *e)
 {
 	struct wl_stream *s = &w->s[thread];
 	if (op->new_obj && op->new_obj <= s->st.last_new)
 		return mt_error_set(e, w->path, "object %llu does not grow the stream of thread %u",
 				    (unsigned long long)op->new_obj, s->tid);
-	if (CHUNK - s->used >= MT_WL_OP_MAX) {
-		s->used += (uint32_t)mt_op_encode(s->buf + s->used, &s->st, op, w->timing);
-	} else {
-		uint8_t tmp[MT_WL_OP_MAX];
-		size_t n = mt_op_encode(tmp, &s->st, op, w->timing);
-		if (n <= CHUNK - s->used) {
-			memcpy(s->buf + s->used, tmp, n);
-			s->used += (uint32_t)n;
-		} else if (append_split(w, s, tmp, n, e) < 0) {
-			return -1;
-		}
-	}
+	if (s->size - s->used < MT_WL_OP_MAX && make_room(w, s, e) < 0)
+		return -1;
+	s->used += (uint32_t)mt_op_encode(s->buf + s->used, &s->st, op, w->timing);
 	s->ops++;
 	w->ops++;
 	if (op->code < 16)
@@ -194,11 +193,22 @@ int mt_wl_writer_op(struct mt_wl_writer *w, int thread, const struct mt_op *op, 
 	return 0;
 }
 
+int mt_wl_writer_flush_thread(struct mt_wl_writer *w, int thread, struct mt_error *e)
+{
+	struct wl_stream *s = &w->s[thread];
+	if (s->used && spill(w, s, e) < 0)
+		return -1;
+	free(s->buf);
+	s->buf = NULL;
+	s->size = 0;
+	return 0;
+}
+
 /* ---- finishing ---- */
 
 static uint64_t stream_length(const struct wl_stream *s)
 {
-	return (uint64_t)s->nchunks * CHUNK + s->used;
+	return s->spilled + s->used;
 }
 
 static void encode_header(uint8_t h[MT_WL_HEADER_SIZE], const struct mt_wl_writer *w,
@@ -247,8 +257,9 @@ static int write_head(struct mt_wl_writer *w, const struct mt_wl_info *totals)
 static int copy_stream(struct mt_wl_writer *w, const struct wl_stream *s, uint8_t *buf)
 {
 	for (size_t i = 0; i < s->nchunks; i++) {
-		off_t at = (off_t)s->chunks[i] * CHUNK;
-		if (pread(w->spill, buf, CHUNK, at) != CHUNK || write_all(w->fd, buf, CHUNK) < 0)
+		const struct chunk *k = &s->chunks[i];
+		if (pread(w->spill, buf, k->len, (off_t)k->off) != (ssize_t)k->len ||
+		    write_all(w->fd, buf, k->len) < 0)
 			return -1;
 	}
 	return write_all(w->fd, s->buf, s->used);

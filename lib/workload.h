@@ -63,6 +63,10 @@ int mt_wl_writer_thread(struct mt_wl_writer *w, uint32_t tid, struct mt_error *e
 /* Appends op to thread's stream; counts it.  New object indices must grow
  * within a stream. */
 int mt_wl_writer_op(struct mt_wl_writer *w, int thread, const struct mt_op *op, struct mt_error *e);
+/* Moves the thread's buffered ops to the spill file and frees its buffer,
+ * for a thread that is done or idle: memory then follows the threads still
+ * writing.  Later ops to the thread start a new buffer. */
+int mt_wl_writer_flush_thread(struct mt_wl_writer *w, int thread, struct mt_error *e);
 /* Writes header and streams, renames into place, frees w.  The caller gives
  * the totals it alone knows (objects, syncs, drops, ideal peak). */
 int mt_wl_writer_finish(struct mt_wl_writer *w, const struct mt_wl_info *totals, struct mt_error *e);
