@@ -54,7 +54,8 @@ static struct am_entry *slot_for(struct addrmap *m, uint64_t addr)
 }
 
 /* Rebuilds at a size fit for the live entries, keeping freed ones only while
- * they are the minority: double-free reports need recent history, not all. */
+ * they are the minority: double-free reports need recent history, not all.
+ * Addresses a thread waits for are kept whatever their state. */
 static int resize(struct addrmap *m)
 {
 	struct am_entry *old = m->slots;
@@ -65,7 +66,7 @@ static int resize(struct addrmap *m)
 	if (alloc_slots(m, cap) < 0)
 		return -1; /* m is untouched */
 	for (size_t i = 0; i < n; i++) {
-		if (!old[i].addr || (old[i].state != AM_LIVE && !keep_freed))
+		if (!old[i].addr || (old[i].state != AM_LIVE && !old[i].wanted && !keep_freed))
 			continue;
 		*slot_for(m, old[i].addr) = old[i];
 		m->used++;

@@ -4,7 +4,7 @@
  * A trace names blocks by address; a workload by object index.  This map
  * turns one into the other: for a live block its object, size and owner; for
  * a freed one who freed it, so a second free can be reported as a double
- * free.  Memory follows the number of live blocks, not the trace's length:
+ * free; and for any address, whether a thread waits for it to be allocated.  Memory follows the number of live blocks, not the trace's length:
  * freed entries are dropped whenever they outnumber live ones at a resize.
  */
 #ifndef TRACE2WL_ADDRMAP_H
@@ -23,9 +23,10 @@ struct am_entry {
 	uint64_t addr;       /* 0: empty slot (NULL is never stored) */
 	uint64_t obj;        /* live: object index; freed: tid that freed it */
 	uint64_t size;       /* live: requested bytes; freed: record number of the free */
-	uint64_t pos : 40;   /* live: owner's stream length just after its last use */
+	uint64_t pos : 39;   /* live: owner's stream length just after its last use */
 	uint64_t owner : 22; /* live: source thread that allocated or last used it */
-	uint64_t state : 2;  /* AM_* */
+	uint64_t state : 2;  /* AM_*; AM_EMPTY with an address: only wanted */
+	uint64_t wanted : 1; /* a thread is held until this address is allocated */
 };
 
 struct addrmap {

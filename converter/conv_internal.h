@@ -10,7 +10,8 @@
 #include "vclock.h"
 #include "workload.h"
 
-enum src_state { SRC_RUNNING, SRC_PARKED, SRC_DONE };
+/* Running and held threads are in the heap, parked and done ones are not. */
+enum src_state { SRC_RUNNING, SRC_PARKED, SRC_HELD, SRC_DONE };
 
 /* Records decoded ahead of use, so their map slots can be prefetched while
  * earlier records are converted: the map's cache misses then overlap.  A
@@ -33,11 +34,12 @@ struct src {
 	int cursor_done;
 	struct mt_rec *head;      /* next record to convert, in ahead[] */
 	uint64_t recno;           /* head's index in the thread */
-	uint64_t key;             /* heap order: head.ts, or a retry time */
+	uint64_t key;             /* heap order: head.ts, or while held its deadline */
+	size_t hpos;              /* place in the heap, NOT_IN_HEAP when out */
 	uint32_t tid;
 	int state;                /* enum src_state */
-	int retried;              /* head is a free already held back once */
-	uint64_t park_addr;       /* SRC_PARKED: address it waits to see freed */
+	uint64_t park_addr;       /* SRC_PARKED: address it waits to see freed;
+				     SRC_HELD: address it waits to see allocated */
 
 	int wl;                   /* workload thread index, -1 before its first op */
 	uint64_t ops;             /* ops in its stream so far */
@@ -59,9 +61,11 @@ struct conv {
 	size_t nsrc;
 	uint32_t *heap;           /* running threads by key */
 	size_t nheap;
-	uint32_t *parked;         /* threads waiting on an address */
+	uint32_t *parked;         /* threads waiting for an address to be freed */
 	size_t nparked;
-	uint32_t *woken;          /* unparked, to rejoin the heap after this step */
+	uint32_t *holding;        /* held threads (in the heap, by deadline) */
+	size_t nholding;
+	uint32_t *woken;          /* unparked or unheld, to re-key after this step */
 	size_t nwoken;
 
 	struct mt_vc_pool clocks;
@@ -78,13 +82,18 @@ int emit_handoff(struct conv *c, uint32_t s, const struct am_entry *obj);
 int emit_thread_done(struct conv *c, uint32_t s);
 
 /* heap.c */
+#define NOT_IN_HEAP SIZE_MAX
 void heap_push(struct conv *c, uint32_t s);
 void heap_fix_top(struct conv *c);
 void heap_pop(struct conv *c);
+void heap_update(struct conv *c, uint32_t s);
 
 /* park.c */
 void park_on_address(struct conv *c, uint32_t s, uint64_t addr);
 void unpark_address(struct conv *c, uint64_t addr);
+int hold_for_address(struct conv *c, uint32_t s, uint64_t addr);
+void unhold_address(struct conv *c, uint64_t addr);
+void end_hold(struct conv *c, uint32_t s);
 void break_cycle(struct conv *c);
 void conv_warn(struct conv *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

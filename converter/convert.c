@@ -23,7 +23,7 @@
  * skewed clock may still be holding back: 1 ms of trace time. */
 #define SKEW_DIVISOR 1000
 
-enum step { STEP_DONE, STEP_PARKED, STEP_RETRY };
+enum step { STEP_DONE, STEP_PARKED, STEP_HELD };
 
 /* Tops up s's lookahead, prefetching the map slots each record will probe. */
 static int read_ahead(struct conv *c, struct src *x)
@@ -67,14 +67,13 @@ static int advance(struct conv *c, uint32_t s)
 	x->head = &x->ahead[x->ahead_first].r;
 	x->recno = x->ahead[x->ahead_first].recno;
 	x->key = x->head->ts;
-	x->retried = 0;
 	c->res.records++;
 	return 1;
 }
 
 static void report_bad_free(struct conv *c, const struct src *x, const struct am_entry *e)
 {
-	if (!e) {
+	if (e->state != AM_FREED) {
 		c->res.unknown_frees++;
 		return;
 	}
@@ -126,6 +125,10 @@ static int take(struct conv *c, uint32_t s, uint64_t addr, uint64_t obj, uint64_
 	e->owner = s;
 	e->pos = c->src[s].ops;
 	am_set_live(&c->map, e);
+	if (e->wanted) {
+		e->wanted = 0;
+		unhold_address(c, addr);
+	}
 	c->live_bytes += bytes;
 	if (c->live_bytes > c->res.ideal_peak)
 		c->res.ideal_peak = c->live_bytes;
@@ -151,10 +154,11 @@ static int step(struct conv *c, uint32_t s, enum step *how)
 	if (in) {
 		old = am_find(&c->map, r->ptr_in);
 		if (!old || old->state != AM_LIVE) {
-			if (!x->retried) {
-				*how = STEP_RETRY;
-				return 0;
+			if (x->state != SRC_HELD) {
+				*how = STEP_HELD;
+				return hold_for_address(c, s, r->ptr_in);
 			}
+			end_hold(c, s); /* every running thread is past the deadline */
 			report_bad_free(c, x, old);
 			if (!mt_call_allocates(r->call))
 				return 0;
@@ -218,11 +222,6 @@ static void progress_tick(struct progress *p, uint64_t done)
 
 /* ---- the loop ---- */
 
-static uint64_t saturating_add(uint64_t ts, uint64_t d)
-{
-	return ts + d < ts ? UINT64_MAX : ts + d;
-}
-
 /* Threads run in bursts, so the top usually keeps its place: two compares
  * instead of a sift. */
 static inline int stays_on_top(const struct conv *c, uint64_t key)
@@ -231,10 +230,17 @@ static inline int stays_on_top(const struct conv *c, uint64_t key)
 	       (c->nheap < 3 || key < c->src[c->heap[2]].key);
 }
 
+/* Threads woken in the last step: parked ones come back into the heap, held
+ * ones (still in it) move up to their record's time. */
 static void rejoin(struct conv *c)
 {
-	while (c->nwoken)
-		heap_push(c, c->woken[--c->nwoken]);
+	while (c->nwoken) {
+		uint32_t s = c->woken[--c->nwoken];
+		if (c->src[s].hpos == NOT_IN_HEAP)
+			heap_push(c, s);
+		else
+			heap_update(c, s);
+	}
 }
 
 static int run(struct conv *c, int show_progress)
@@ -259,9 +265,7 @@ static int run(struct conv *c, int show_progress)
 			heap_pop(c);
 			continue;
 		}
-		if (how == STEP_RETRY) {
-			x->retried = 1;
-			x->key = saturating_add(x->head->ts, c->skew);
+		if (how == STEP_HELD) {
 			heap_fix_top(c);
 			continue;
 		}
@@ -292,12 +296,14 @@ static int setup(struct conv *c, const struct conv_opts *o)
 	c->src = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->src);
 	c->heap = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->heap);
 	c->parked = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->parked);
+	c->holding = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->holding);
 	c->woken = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->woken);
-	if (!c->src || !c->heap || !c->parked || !c->woken || am_init(&c->map) < 0)
+	if (!c->src || !c->heap || !c->parked || !c->holding || !c->woken || am_init(&c->map) < 0)
 		return mt_error_set(c->e, c->in_name, "out of memory for %zu threads", c->nsrc);
 	for (size_t s = 0; s < c->nsrc; s++) {
 		struct src *x = &c->src[s];
 		x->tid = mt_trace_thread_tid(c->t, s);
+		x->hpos = NOT_IN_HEAP;
 		x->wl = -1;
 		x->last_ts = c->start_ts;
 		uint64_t records = mt_trace_thread_records(c->t, s);
@@ -347,6 +353,7 @@ static void cleanup(struct conv *c)
 	free(c->src);
 	free(c->heap);
 	free(c->parked);
+	free(c->holding);
 	free(c->woken);
 	am_free(&c->map);
 }

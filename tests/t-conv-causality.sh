@@ -213,6 +213,41 @@ expect_dump skewfree <<'D'
 2  malloc(1) = #2
 D
 
+# A free stamped 1 ns before the allocation it frees (two cores' clocks) is
+# held until that allocation, and no longer: thread 2 must not run ahead
+# and free thread 1's first 0x1000 while thread 1 waits, or thread 1's own
+# free of it would look like a double free.
+conv overtake <<'S'
+1 50 malloc 32 = 0x1000
+2 100 malloc 16 = 0x5000
+1 99 free 0x5000
+1 300 free 0x1000
+1 400 malloc 48 = 0x1000
+2 500 free 0x1000
+S
+expect_dump overtake <<'D'
+# thread 0 tid 1, 7 ops
+1  malloc(32) = #1
+1  signal 0
+1  wait 1
+1  free(#2)
+1  free(#1)
+1  malloc(48) = #3
+1  signal 2
+# thread 1 tid 2, 5 ops
+2  wait 0
+2  malloc(16) = #2
+2  signal 1
+2  wait 2
+2  free(#3)
+D
+expect_eq "overtake summary" "trace2wl: 2 threads, 6 calls, 0 blocks never freed, 0 unknown frees" \
+	"$(sed 's/ -> .*//' overtake.sum)"
+
+for n in overtake; do
+	[ ! -s $n.err ] || fail "$n: unexpected diagnostics: $(cat $n.err)"
+done
+
 # A contradiction no order resolves (an address returned twice, never freed
 # in between): reported once, conversion still finishes.
 conv cycle <<'S'
