@@ -90,6 +90,7 @@ void heap_update(struct conv *c, uint32_t s);
 
 /* park.c */
 void park_on_address(struct conv *c, uint32_t s, uint64_t addr);
+void pull_early_release(struct conv *c, uint32_t s);
 void unpark_address(struct conv *c, uint64_t addr);
 int hold_for_address(struct conv *c, uint32_t s, uint64_t addr);
 void unhold_address(struct conv *c, uint64_t addr);

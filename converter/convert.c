@@ -67,6 +67,8 @@ static int advance(struct conv *c, uint32_t s)
 	x->head = &x->ahead[x->ahead_first].r;
 	x->recno = x->ahead[x->ahead_first].recno;
 	x->key = x->head->ts;
+	if (c->nparked)
+		pull_early_release(c, s);
 	c->res.records++;
 	return 1;
 }

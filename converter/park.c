@@ -20,6 +20,13 @@
  *   its deadline (parked and held ones are not running): no allocation is
  *   coming, and the free is of a block never seen (allocated before
  *   recording) or a double free.
+ *
+ * Both waits let the other threads run on, past the waiting thread's later
+ * calls, so the sooner a wait ends the fewer calls are paired wrongly.  One
+ * cause of long parks is known and cut short: a realloc is stamped when it
+ * returns, after it freed its old block, so a thread preempted inside one
+ * shows the free long after another thread took the address again.  That
+ * realloc, when it is the next call of some thread, is converted first.
  */
 #include "config.h"
 
@@ -48,11 +55,57 @@ void conv_warn(struct conv *c, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Whether r releases addr before it is stamped: a realloc is stamped when it
+ * returns, after freeing its old block, and a thread preempted inside one
+ * shows the release long after another thread took the address again. */
+static int releases_early(const struct mt_rec *r, uint64_t addr)
+{
+	return (r->call == MT_CALL_REALLOC || r->call == MT_CALL_REALLOCARRAY) &&
+	       !(r->flags & MT_RF_NULL_IN) && r->ptr_in == addr;
+}
+
+/* y's next call, looking past allocator events (the deriver stamps those
+ * inside the call, just before it); NULL if none is read ahead. */
+static const struct mt_rec *next_call(const struct src *y)
+{
+	for (unsigned i = 0; i < y->ahead_count; i++) {
+		const struct mt_rec *r = &y->ahead[(y->ahead_first + i) & y->ahead_mask].r;
+		if (r->call != MT_CALL_EVENT)
+			return r;
+	}
+	return NULL;
+}
+
+/* Parks s until addr is freed.  If the release it waits for is a realloc at
+ * another thread's head, that thread goes first, at s's time: waiting for
+ * its stamp would let every thread run ahead of s's later calls. */
 void park_on_address(struct conv *c, uint32_t s, uint64_t addr)
 {
-	c->src[s].state = SRC_PARKED;
-	c->src[s].park_addr = addr;
+	struct src *x = &c->src[s];
+	x->state = SRC_PARKED;
+	x->park_addr = addr;
 	c->parked[c->nparked++] = s;
+	for (size_t i = 0; i < c->nheap; i++) {
+		struct src *y = &c->src[c->heap[i]];
+		const struct mt_rec *r = next_call(y);
+		if (y->state == SRC_RUNNING && y->key > x->head->ts && r && releases_early(r, addr)) {
+			y->key = x->head->ts;
+			c->woken[c->nwoken++] = c->heap[i]; /* s still tops the heap */
+		}
+	}
+}
+
+/* s's new head may be the release a parked thread waits for: then it goes
+ * at that thread's time, as in park_on_address. */
+void pull_early_release(struct conv *c, uint32_t s)
+{
+	struct src *x = &c->src[s];
+	const struct mt_rec *r = next_call(x);
+	for (size_t i = 0; r && i < c->nparked; i++) {
+		const struct src *p = &c->src[c->parked[i]];
+		if (p->head->ts < x->key && releases_early(r, p->park_addr))
+			x->key = p->head->ts;
+	}
 }
 
 /* Wakes the threads of list waiting on addr: they go back to their record's

@@ -244,7 +244,40 @@ D
 expect_eq "overtake summary" "trace2wl: 2 threads, 6 calls, 0 blocks never freed, 0 unknown frees" \
 	"$(sed 's/ -> .*//' overtake.sum)"
 
-for n in overtake; do
+# A realloc is stamped when it returns: thread 3 was preempted inside one
+# after it freed 0x1000, and thread 2 reused the address meanwhile.  The
+# realloc goes before thread 2's malloc, so thread 1's free is of thread 2's
+# last block, not of the one the realloc moved.
+conv preempted <<'S'
+1 100 malloc 16 = 0x1000
+2 110 malloc 8 = 0x5000
+3 120 malloc 8 = 0x6000
+2 220 malloc 32 = 0x1000
+2 230 free 0x1000
+2 240 malloc 48 = 0x1000
+1 250 free 0x1000
+3 400 realloc 0x1000 64 = 0x2000
+S
+expect_dump preempted <<'D'
+# thread 0 tid 1, 4 ops
+1  malloc(16) = #1
+1  signal 0
+1  wait 2
+1  free(#6)
+# thread 1 tid 2, 7 ops
+2  wait 0
+2  malloc(8) = #2
+2  signal 1
+2  malloc(32) = #5
+2  free(#5)
+2  malloc(48) = #6
+2  signal 2
+# thread 2 tid 3, 3 ops
+3  wait 1
+3  malloc(8) = #3
+3  realloc(#1, 64) = #4
+D
+for n in overtake preempted; do
 	[ ! -s $n.err ] || fail "$n: unexpected diagnostics: $(cat $n.err)"
 done
 
