@@ -9,13 +9,14 @@
  * grow to CHUNK, and a thread that is done hands its buffer back
  * (mt_wl_writer_flush_thread), so thousands of short threads cost little.
  * Finishing writes the header and thread table, copies each thread's chunks
- * in order, fsyncs, and renames the temporary output into place: a failed
- * run leaves no workload behind.
+ * in order, fsyncs, and links the output into place: a failed or
+ * interrupted run leaves no workload behind.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +56,71 @@ struct mt_wl_writer {
 	uint64_t ops, calls[16];
 };
 
-/* A temporary file in the output's directory, so rename stays atomic. */
+/* ---- the output before it is complete ----
+ *
+ * The workload is written to a file without a name (O_TMPFILE) in the
+ * output's directory and linked into place through /proc/self/fd once
+ * complete: a run cut short by Ctrl-C, a closed pipe or a kill leaves
+ * nothing behind, with no handler to run.  Where the filesystem or a
+ * missing /proc does not allow that, the file gets a temporary name beside
+ * the output, and a handler of the signals that would end the process
+ * removes it first.  The spill file is never linked: anonymous too, or
+ * unlinked right after its creation.
+ */
+
+static const char *volatile doomed; /* the temporary name to remove on a signal */
+static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ };
+#define NFATAL (sizeof fatal_signals / sizeof *fatal_signals)
+static int handled[NFATAL];
+
+static void remove_and_die(int sig)
+{
+	const char *path = doomed;
+	if (path)
+		unlink(path);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Only signals left at their default action: one the caller ignores or
+ * handles stays as the caller set it. */
+static void guard_temp(const char *path)
+{
+	doomed = path;
+	for (size_t i = 0; i < NFATAL; i++) {
+		struct sigaction now, sa = { .sa_handler = remove_and_die };
+		sigemptyset(&sa.sa_mask);
+		handled[i] = sigaction(fatal_signals[i], NULL, &now) == 0 && now.sa_handler == SIG_DFL &&
+			     sigaction(fatal_signals[i], &sa, NULL) == 0;
+	}
+}
+
+static void unguard_temp(void)
+{
+	for (size_t i = 0; i < NFATAL; i++)
+		if (handled[i])
+			signal(fatal_signals[i], SIG_DFL);
+	doomed = NULL;
+}
+
+/* An anonymous file in path's directory; -1 where the filesystem has none. */
+static int open_anonymous(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	if (!dir)
+		return -1;
+	int fd = open(dir, O_TMPFILE | O_RDWR, 0666);
+	free(dir);
+	return fd;
+}
+
+static void proc_name(char name[32], int fd)
+{
+	snprintf(name, 32, "/proc/self/fd/%d", fd);
+}
+
+/* A temporary file beside path, for when it cannot be anonymous. */
 static int make_temp(const char *path, const char *tag, char **out)
 {
 	size_t n = strlen(path) + strlen(tag) + 8;
@@ -75,21 +140,36 @@ static int make_temp(const char *path, const char *tag, char **out)
 static int open_files(struct mt_wl_writer *w, struct mt_error *e)
 {
 	struct stat st;
+	char proc[32];
 	if (!w->overwrite && lstat(w->path, &st) == 0)
 		return mt_error_set(e, w->path, "already exists; not overwriting it");
-	w->fd = make_temp(w->path, "tmp", &w->tmp_path);
-	if (w->fd < 0)
-		return mt_error_set(e, w->path, "cannot create the output: %s", strerror(errno));
-	mode_t mask = umask(0); /* mkstemp's 0600 would hide the workload from others */
-	umask(mask);
-	fchmod(w->fd, 0666 & ~mask);
-	char *spill_path;
-	w->spill = make_temp(w->path, "spill", &spill_path);
-	if (w->spill < 0)
-		return mt_error_set(e, w->path, "cannot create a spill file beside it: %s",
-				    strerror(errno));
-	unlink(spill_path);
-	free(spill_path);
+	w->fd = open_anonymous(w->path);
+	if (w->fd >= 0) {
+		proc_name(proc, w->fd);
+		if (access(proc, F_OK) < 0) { /* no /proc to link it through */
+			close(w->fd);
+			w->fd = -1;
+		}
+	}
+	if (w->fd < 0) {
+		w->fd = make_temp(w->path, "tmp", &w->tmp_path);
+		if (w->fd < 0)
+			return mt_error_set(e, w->path, "cannot create the output: %s", strerror(errno));
+		guard_temp(w->tmp_path);
+		mode_t mask = umask(0); /* mkstemp's 0600 would hide the workload from others */
+		umask(mask);
+		fchmod(w->fd, 0666 & ~mask);
+	}
+	w->spill = open_anonymous(w->path);
+	if (w->spill < 0) {
+		char *spill_path;
+		w->spill = make_temp(w->path, "spill", &spill_path);
+		if (w->spill < 0)
+			return mt_error_set(e, w->path, "cannot create a spill file beside it: %s",
+					    strerror(errno));
+		unlink(spill_path);
+		free(spill_path);
+	}
 	return 0;
 }
 
@@ -265,9 +345,49 @@ static int copy_stream(struct mt_wl_writer *w, const struct wl_stream *s, uint8_
 	return write_all(w->fd, s->buf, s->used);
 }
 
+/* Links the anonymous output at path.  Replacing a file goes through a name
+ * of its own and a rename, so path always holds a whole workload; signals
+ * wait meanwhile, so that name cannot be left behind. */
+static int link_in_place(struct mt_wl_writer *w, struct mt_error *e)
+{
+	char proc[32];
+	proc_name(proc, w->fd);
+	if (linkat(AT_FDCWD, proc, AT_FDCWD, w->path, AT_SYMLINK_FOLLOW) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return mt_error_set(e, w->path, "cannot create: %s", strerror(errno));
+	if (!w->overwrite)
+		return mt_error_set(e, w->path, "already exists; not overwriting it");
+	size_t n = strlen(w->path) + 40;
+	char *tmp = malloc(n);
+	if (!tmp)
+		return mt_error_set(e, w->path, "out of memory");
+	sigset_t all, old;
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	int rc = -1;
+	for (unsigned i = 0; rc < 0 && i < 100; i++) {
+		snprintf(tmp, n, "%s.tmp%ld.%u", w->path, (long)getpid(), i);
+		rc = linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW);
+		if (rc < 0 && errno != EEXIST)
+			break;
+	}
+	if (rc < 0)
+		mt_error_set(e, w->path, "cannot create a name to rename from: %s", strerror(errno));
+	else if ((rc = rename(tmp, w->path)) < 0) {
+		mt_error_set(e, w->path, "cannot rename into place: %s", strerror(errno));
+		unlink(tmp);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	free(tmp);
+	return rc;
+}
+
 /* Replaces path only when allowed, atomically either way. */
 static int put_in_place(struct mt_wl_writer *w, struct mt_error *e)
 {
+	if (!w->tmp_path)
+		return link_in_place(w, e);
 	if (w->overwrite) {
 		if (rename(w->tmp_path, w->path) < 0)
 			return mt_error_set(e, w->path, "cannot rename into place: %s", strerror(errno));
@@ -278,6 +398,7 @@ static int put_in_place(struct mt_wl_writer *w, struct mt_error *e)
 	} else {
 		unlink(w->tmp_path);
 	}
+	unguard_temp();
 	free(w->tmp_path);
 	w->tmp_path = NULL; /* nothing left for abort to remove */
 	return 0;
@@ -317,8 +438,10 @@ void mt_wl_writer_abort(struct mt_wl_writer *w)
 		close(w->fd);
 	if (w->spill >= 0)
 		close(w->spill);
-	if (w->tmp_path)
+	if (w->tmp_path) {
 		unlink(w->tmp_path);
+		unguard_temp();
+	}
 	for (size_t i = 0; i < w->ns; i++) {
 		free(w->s[i].buf);
 		free(w->s[i].chunks);

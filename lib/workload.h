@@ -7,8 +7,9 @@
  * The writer keeps memory bounded by the number of threads, not by the
  * length of the workload: each thread's ops are encoded into a small buffer
  * that is spilled to a temporary file beside the output; finishing writes
- * the header and thread table and concatenates the streams, then renames the
- * temporary output over the final name, so a failed run leaves nothing.
+ * the header and thread table and concatenates the streams into a file
+ * without a name, then links it into place, so a failed or interrupted run
+ * leaves nothing.
  */
 #ifndef MT_WORKLOAD_H
 #define MT_WORKLOAD_H
@@ -55,7 +56,7 @@ const char *mt_wl_path(const struct mt_wl *w);
 
 struct mt_wl_writer;
 
-/* Starts a workload to be renamed to path at finish; fails if path exists
+/* Starts a workload to be put at path at finish; fails if path exists
  * unless overwrite.  timing: store per-op ns deltas (MT_WLF_TIMING). */
 struct mt_wl_writer *mt_wl_writer_open(const char *path, int overwrite, int timing,
 				       uint8_t ptr_size, struct mt_error *e);
@@ -68,7 +69,7 @@ int mt_wl_writer_op(struct mt_wl_writer *w, int thread, const struct mt_op *op, 
  * for a thread that is done or idle: memory then follows the threads still
  * writing.  Later ops to the thread start a new buffer. */
 int mt_wl_writer_flush_thread(struct mt_wl_writer *w, int thread, struct mt_error *e);
-/* Writes header and streams, renames into place, frees w.  The caller gives
+/* Writes header and streams, puts the file into place, frees w.  The caller gives
  * the totals it alone knows (objects, syncs, drops, ideal peak). */
 int mt_wl_writer_finish(struct mt_wl_writer *w, const struct mt_wl_info *totals, struct mt_error *e);
 /* Drops everything written so far (temporary files removed), frees w. */

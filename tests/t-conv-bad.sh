@@ -1,7 +1,7 @@
 #!/bin/sh
 # t-conv-bad.sh - trace2wl on input and output it cannot use: each is one
 # line naming the file and the fault, a non-zero exit, no crash, and no
-# workload (nor temporary file) left behind.  A truncated trace is the
+# workload (nor temporary file) left behind, even when a signal ends it.  A truncated trace is the
 # exception: its complete part is converted, with a warning giving the
 # offset.  Also: standard input, pipes, and text logs as input.
 . "$top_srcdir/tests/lib.sh"
@@ -69,6 +69,35 @@ expect_fail_with '^trace2wl: in0\.mtrace: offset 4160: record 1:0 does not decod
 no_output out.wl
 
 expect_fail_with '^trace2wl: nodir/out\.wl: cannot create' trace2wl nodir/out.wl good.mtrace
+
+# A conversion cut short by a signal leaves nothing either: the output has
+# no name until it is complete.  A file size limit stops it at its first
+# spill (SIGXFSZ); SIGINT and SIGPIPE come once its output is open.
+set +e
+(ulimit -f 8 && exec trace2wl xfsz.wl good.mtrace) 2>/dev/null
+rc=$?
+set -e
+[ "$rc" -gt 128 ] || fail "trace2wl was not stopped by a file size limit (exit $rc)"
+no_output xfsz.wl
+"$top_builddir/bench/gen_trace" big.mtrace 4000000 >/dev/null || fail "gen_trace"
+for sig in INT PIPE; do
+	# A background job starts with SIGINT ignored: give it back its default.
+	env --default-signal=$sig trace2wl sig.wl big.mtrace >/dev/null 2>&1 &
+	pid=$!
+	# Its output is open once a file without a name (or a temporary one)
+	# shows among its descriptors.
+	while ! ls -l /proc/$pid/fd 2>/dev/null | grep -q '(deleted)' && ! ls sig.wl.* >/dev/null 2>&1; do
+		kill -0 $pid 2>/dev/null || fail "SIG$sig: trace2wl ended before its output was open"
+		sleep 0.01
+	done
+	kill -$sig $pid
+	set +e
+	wait $pid
+	rc=$?
+	set -e
+	[ "$rc" -gt 128 ] || fail "SIG$sig: trace2wl finished (exit $rc) before the signal came"
+	no_output sig.wl
+done
 
 # An existing workload is kept unless -f.
 echo precious >exists.wl
