@@ -73,7 +73,6 @@ struct conv {
 	int last_caller;          /* source thread of the last call written, -1 */
 	uint64_t live_bytes;
 	struct conv_result res;
-	uint64_t warned;          /* lines printed about damage, capped */
 };
 
 /* emit.c */

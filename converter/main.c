@@ -149,14 +149,20 @@ static int convert_file(struct opts *o, const char *input)
 		mt_error_print(prog, &e);
 		return 1;
 	}
-	for (const char *const *w = mt_trace_warnings(t); w && *w; w++)
-		fprintf(stderr, "%s: warning: %s\n", prog, *w);
 	int rc = convert(t, &o->conv, &res, &e);
-	mt_trace_close(t);
 	if (rc < 0) {
+		mt_trace_close(t);
 		mt_error_print(prog, &e);
 		return 1;
 	}
+	for (const char *const *w = mt_trace_warnings(t); w && *w; w++)
+		fprintf(stderr, "%s: warning: %s\n", prog, *w);
+	mt_trace_close(t);
+	for (uint64_t i = 0; i < res.problems && i < CONV_NOTES; i++)
+		fprintf(stderr, "%s: %s\n", prog, res.notes[i]);
+	if (res.problems > CONV_NOTES)
+		fprintf(stderr, "%s: %s: further problems are counted, not printed\n", prog,
+			o->conv.input_name);
 	print_summary(o, &res);
 	return 0;
 }

@@ -36,22 +36,17 @@
 
 #include "conv_internal.h"
 
-#define WARN_MAX 10 /* damage lines printed; all are counted */
-
 void conv_warn(struct conv *c, const char *fmt, ...)
 {
-	if (c->warned++ == WARN_MAX) {
-		fprintf(stderr, "trace2wl: %s: further problems are counted, not printed\n",
-			c->in_name);
+	if (c->res.problems++ >= CONV_NOTES)
 		return;
-	}
-	if (c->warned > WARN_MAX)
-		return;
+	char *note = c->res.notes[c->res.problems - 1];
+	int n = snprintf(note, MT_ERROR_MAX, "%s: ", c->in_name);
+	if (n < 0 || n >= MT_ERROR_MAX)
+		n = 0; /* a name too long to quote: the message alone */
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "trace2wl: %s: ", c->in_name);
-	vfprintf(stderr, fmt, ap);
-	putc('\n', stderr);
+	vsnprintf(note + n, MT_ERROR_MAX - (size_t)n, fmt, ap);
 	va_end(ap);
 }
 

@@ -271,8 +271,10 @@ static int walk_windows(struct mt_trace *t, struct mt_error *e)
 			return mt_error_set(e, t->path, "offset %llu: corrupt window header",
 					    (unsigned long long)off);
 		if (avail < MT_WINDOW_HEADER_SIZE) {
-			warn(t, "truncated at offset %llu (inside a window header)",
-			     (unsigned long long)limit);
+			if (!t->cut_warned)
+				warn(t, "truncated at offset %llu (inside a window header)",
+				     (unsigned long long)limit);
+			t->cut_warned = 1;
 			break;
 		}
 		struct mt_trace_window w;

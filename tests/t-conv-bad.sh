@@ -116,6 +116,33 @@ grep -q '^trace2wl: warning: cut\.mtrace: truncated at offset 20000' err ||
 calls=$(sed -n 's/.* thread, \([0-9]*\) calls,.*/\1/p' sum)
 [ "$calls" -gt 1000 ] && [ "$calls" -lt 6000 ] || fail "cut trace gave $calls calls: $(cat sum)"
 
+# Damage is told once.  A cut inside a window header is one truncation, not
+# two.  A conversion that fails prints its error alone: the warnings and
+# problems met before it (a truncation, a double free) are not printed.
+head -c 8212 good.mtrace >cuthead.mtrace # 20 bytes into the second window's header
+trace2wl cuthead.wl cuthead.mtrace >sum 2>err || fail "trace cut in a header not converted: $(cat err)"
+expect_eq "warning lines for a cut window header" 1 "$(wc -l <err)"
+grep -q '^trace2wl: warning: cuthead\.mtrace: truncated at offset 8212' err ||
+	fail "no truncation warning with the offset: $(cat err)"
+cp cut.mtrace cutbad.mtrace
+poke cutbad.mtrace 4400 '\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377'
+expect_fail_with '^trace2wl: cutbad\.mtrace: offset [0-9]+: record 1:[0-9]+ does not decode' \
+	trace2wl out.wl cutbad.mtrace
+no_output out.wl
+{
+	printf '1 50 malloc 8 = 0x10\n1 51 free 0x10\n1 52 free 0x10\n'
+	i=0
+	while [ $i -lt 3000 ]; do
+		echo "1 $((100 + 2 * i)) malloc 100 = $((4096 + 16 * i))"
+		echo "1 $((101 + 2 * i)) free $((4096 + 16 * i))"
+		i=$((i + 1))
+	done
+} | "$top_builddir/tests/conv_mktrace" dfbad.mtrace || fail "conv_mktrace"
+poke dfbad.mtrace 9000 '\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377'
+expect_fail_with '^trace2wl: dfbad\.mtrace: offset [0-9]+: record 1:[0-9]+ does not decode' \
+	trace2wl out.wl dfbad.mtrace
+no_output out.wl
+
 # Standard input, as a file and as a pipe, converts like the file itself.
 trace2wl whole.wl good.mtrace | sed 's/ -> .*//' >want
 trace2wl redirected.wl - <good.mtrace | sed 's/ -> .*//' >got || fail "stdin from a file"
