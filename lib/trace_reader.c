@@ -201,7 +201,8 @@ static int parse_window(struct mt_trace *t, uint64_t off, uint64_t limit,
 	};
 	uint32_t used = mt_get_le32(h + MT_WH_USED);
 	if (w->tid == 0 || w->size < MT_TRACE_ALIGN || w->size % MT_TRACE_ALIGN ||
-	    w->size > (1u << 30) || (w->flags & MT_WHF_CLOSED && used > w->size - MT_WINDOW_HEADER_SIZE))
+	    w->size > (1u << 30) || w->flags & ~(uint32_t)(MT_WHF_CLOSED | MT_WHF_LAST) ||
+	    (w->flags & MT_WHF_CLOSED && used > w->size - MT_WINDOW_HEADER_SIZE))
 		return mt_error_set(e, t->path, "offset %llu: corrupt window header",
 				    (unsigned long long)off);
 

@@ -45,6 +45,12 @@ expect_fail_with '^trace2wl: window\.mtrace: offset 4096: corrupt window header'
 	trace2wl out.wl window.mtrace
 no_output out.wl
 
+cp good.mtrace wflags.mtrace
+poke wflags.mtrace $((4096 + 48)) '\005' # flags CLOSED and a bit no version defines
+expect_fail_with '^trace2wl: wflags\.mtrace: offset 4096: corrupt window header' \
+	trace2wl out.wl wflags.mtrace
+no_output out.wl
+
 cp good.mtrace record.mtrace
 poke record.mtrace 4400 '\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377'
 expect_fail_with '^trace2wl: record\.mtrace: offset [0-9]+: record 1:[0-9]+ does not decode' \
