@@ -335,6 +335,8 @@ static int finish(struct conv *c)
 		.double_frees = c->res.double_frees,
 		.source_records = c->res.records,
 		.ideal_peak = c->res.ideal_peak,
+		.source_dropped = in->dropped,
+		.contradictions = c->res.cycles_broken,
 	};
 	struct mt_wl_writer *w = c->w;
 	c->w = NULL;
@@ -343,6 +345,7 @@ static int finish(struct conv *c)
 	struct stat st;
 	c->res.bytes = stat(c->out_name, &st) == 0 ? (uint64_t)st.st_size : 0;
 	c->res.never_freed = c->map.live;
+	c->res.dropped = in->dropped;
 	return 0;
 }
 

@@ -62,7 +62,8 @@ enum {
 	MT_WH_L_DOUBLE_FREES = 56, /* 8  frees of blocks already freed, dropped */
 	MT_WH_L_SOURCE_RECORDS = 64,/* 8 records read from the trace */
 	MT_WH_L_IDEAL_PEAK = 72,   /* 8  peak of live requested bytes, in conversion order */
-	MT_WH_L_RESERVED1 = 80,    /* 16 zero */
+	MT_WH_L_SOURCE_DROPPED = 80,/* 8 calls the recorder did not record (trace header) */
+	MT_WH_L_CONTRADICTIONS = 88,/* 8 blocks taken as freed where the trace contradicts itself */
 	MT_WH_L_CALLS = 96,        /* 16 x 8: ops per opcode 0..15 */
 	MT_WH_L_RESERVED2 = 224,   /* 32 zero */
 };

@@ -76,6 +76,8 @@ static int parse_header(struct mt_wl *w, struct mt_error *e)
 	in->double_frees = mt_get_le64(h + MT_WH_L_DOUBLE_FREES);
 	in->source_records = mt_get_le64(h + MT_WH_L_SOURCE_RECORDS);
 	in->ideal_peak = mt_get_le64(h + MT_WH_L_IDEAL_PEAK);
+	in->source_dropped = mt_get_le64(h + MT_WH_L_SOURCE_DROPPED);
+	in->contradictions = mt_get_le64(h + MT_WH_L_CONTRADICTIONS);
 	for (int i = 0; i < 16; i++)
 		in->calls[i] = mt_get_le64(h + MT_WH_L_CALLS + 8 * i);
 
@@ -85,8 +87,7 @@ static int parse_header(struct mt_wl *w, struct mt_error *e)
 		return mt_error_set(e, w->path, "corrupt header (version, size, endian or flags)");
 	/* Reserved bytes are zero in version 1: anything else was not written by
 	 * a version 1 writer, or is damage. */
-	if (!all_zero(h + MT_WH_L_RESERVED1, MT_WH_L_CALLS - MT_WH_L_RESERVED1) ||
-	    !all_zero(h + MT_WH_L_RESERVED2, MT_WL_HEADER_SIZE - MT_WH_L_RESERVED2))
+	if (!all_zero(h + MT_WH_L_RESERVED2, MT_WL_HEADER_SIZE - MT_WH_L_RESERVED2))
 		return mt_error_set(e, w->path, "corrupt header: reserved bytes are not zero");
 	return 0;
 }

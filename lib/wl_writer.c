@@ -309,6 +309,8 @@ static void encode_header(uint8_t h[MT_WL_HEADER_SIZE], const struct mt_wl_write
 	mt_put_le64(h + MT_WH_L_DOUBLE_FREES, t->double_frees);
 	mt_put_le64(h + MT_WH_L_SOURCE_RECORDS, t->source_records);
 	mt_put_le64(h + MT_WH_L_IDEAL_PEAK, t->ideal_peak);
+	mt_put_le64(h + MT_WH_L_SOURCE_DROPPED, t->source_dropped);
+	mt_put_le64(h + MT_WH_L_CONTRADICTIONS, t->contradictions);
 	for (int i = 0; i < 16; i++)
 		mt_put_le64(h + MT_WH_L_CALLS + 8 * i, w->calls[i]);
 }

@@ -27,6 +27,7 @@ struct mt_wl_info {
 	uint32_t threads;
 	uint64_t objects, syncs, ops;
 	uint64_t unknown_frees, double_frees, source_records, ideal_peak;
+	uint64_t source_dropped, contradictions;
 	uint64_t calls[16];    /* ops per opcode */
 };
 

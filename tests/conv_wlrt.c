@@ -373,9 +373,7 @@ int main(int argc, char **argv)
 	expect_damage("opbyte", MT_WL_HEADER_SIZE + 3 * MT_WL_THREAD_ENTRY, junk, 1, -1,
 		      "does not decode");
 	static const uint8_t one[] = { 1 };
-	expect_damage("reserved1", MT_WH_L_RESERVED1 + 3, one, 1, -1,
-		      "corrupt header: reserved bytes are not zero");
-	expect_damage("reserved2", MT_WL_HEADER_SIZE - 1, one, 1, -1,
+	expect_damage("reserved", MT_WL_HEADER_SIZE - 1, one, 1, -1,
 		      "corrupt header: reserved bytes are not zero");
 	expect_damage("threadflags", MT_WL_HEADER_SIZE + MT_WL_THREAD_ENTRY + MT_WT_FLAGS, one, 1, -1,
 		      "thread 1 (tid 101): flags 0x1, none is defined");

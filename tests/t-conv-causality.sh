@@ -290,6 +290,10 @@ conv cycle <<'S'
 S
 grep -q "0xa000 returned at record 1:1 while still allocated" cycle.err ||
 	fail "cycle: no report of the contradiction: $(cat cycle.err)"
+expect_eq "cycle summary" "trace2wl: 1 thread, 3 calls, 0 blocks never freed, 0 unknown frees, 1 contradiction" \
+	"$(sed 's/ -> .*//' cycle.sum)"
+trace2wl --stats cycle.wl | grep -q ', 1 contradictions resolved$' ||
+	fail "cycle: --stats does not count the contradiction: $(trace2wl --stats cycle.wl)"
 expect_dump cycle <<'D'
 # thread 0 tid 1, 3 ops
 1  malloc(10) = #1
