@@ -11,6 +11,7 @@
 #include "workload.h"
 
 /* Running and held threads are in the heap, parked and done ones are not. */
+#define NO_PULLER UINT32_MAX
 enum src_state { SRC_RUNNING, SRC_PARKED, SRC_HELD, SRC_DONE };
 
 /* Records decoded ahead of use, so their map slots can be prefetched while
@@ -40,6 +41,8 @@ struct src {
 	int state;                /* enum src_state */
 	uint64_t park_addr;       /* SRC_PARKED: address it waits to see freed;
 				     SRC_HELD: address it waits to see allocated */
+	uint32_t puller;          /* parked or held: the thread pulled to bring
+				     park_addr, or NO_PULLER */
 
 	int wl;                   /* workload thread index, -1 before its first op */
 	uint64_t ops;             /* ops in its stream so far */
@@ -55,7 +58,7 @@ struct conv {
 	struct mt_error *e;
 	struct mt_wl_writer *w;
 	int timing;
-	uint64_t ts_freq, start_ts, skew;
+	uint64_t ts_freq, start_ts, skew, clock_error;
 
 	struct src *src;
 	size_t nsrc;
@@ -89,7 +92,7 @@ void heap_update(struct conv *c, uint32_t s);
 
 /* park.c */
 void park_on_address(struct conv *c, uint32_t s, uint64_t addr);
-void pull_early_release(struct conv *c, uint32_t s);
+void pull_key(struct conv *c, uint32_t s);
 void unpark_address(struct conv *c, uint64_t addr);
 int hold_for_address(struct conv *c, uint32_t s, uint64_t addr);
 void unhold_address(struct conv *c, uint64_t addr);

@@ -22,6 +22,9 @@
 /* How long an unexplained free waits for an allocation that another thread's
  * skewed clock may still be holding back: 1 ms of trace time. */
 #define SKEW_DIVISOR 1000
+/* How far two cores' stamps of the same moment may disagree, when one is
+ * held against another to rule a call out: 1 us of trace time. */
+#define CLOCK_ERROR_DIVISOR 1000000
 
 enum step { STEP_DONE, STEP_PARKED, STEP_HELD };
 
@@ -67,8 +70,8 @@ static int advance(struct conv *c, uint32_t s)
 	x->head = &x->ahead[x->ahead_first].r;
 	x->recno = x->ahead[x->ahead_first].recno;
 	x->key = x->head->ts;
-	if (c->nparked)
-		pull_early_release(c, s);
+	if (c->nparked || c->nholding)
+		pull_key(c, s);
 	c->res.records++;
 	return 1;
 }
@@ -293,6 +296,7 @@ static int setup(struct conv *c, const struct conv_opts *o)
 	c->ts_freq = in->ts_freq ? in->ts_freq : 1000000000u;
 	c->start_ts = in->start_ts;
 	c->skew = c->ts_freq / SKEW_DIVISOR;
+	c->clock_error = c->ts_freq / CLOCK_ERROR_DIVISOR;
 	c->last_caller = -1;
 	mt_vc_pool_init(&c->clocks, c->nsrc);
 	c->src = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->src);

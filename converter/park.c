@@ -22,11 +22,16 @@
  *   recording) or a double free.
  *
  * Both waits let the other threads run on, past the waiting thread's later
- * calls, so the sooner a wait ends the fewer calls are paired wrongly.  One
- * cause of long parks is known and cut short: a realloc is stamped when it
- * returns, after it freed its old block, so a thread preempted inside one
- * shows the free long after another thread took the address again.  That
- * realloc, when it is the next call of some thread, is converted first.
+ * calls, so the sooner a wait ends the fewer calls are paired wrongly.  The
+ * stamps that caused the wait are often wrong by more than a nanosecond:
+ * the cores of some machines (VMs) disagree by tens of microseconds, and a
+ * realloc is stamped when it returns, after it freed its old block, so a
+ * thread preempted inside one shows the free long after another thread
+ * took the address again.  So of the running threads whose calls read
+ * ahead bring what a waiting thread needs - the release for a parked one,
+ * the allocation for a held one - the one whose call is stamped first goes
+ * at the waiting thread's time, with its calls before that one, which its
+ * program order put earlier still.
  */
 #include "config.h"
 
@@ -50,57 +55,92 @@ void conv_warn(struct conv *c, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Whether r releases addr before it is stamped: a realloc is stamped when it
- * returns, after freeing its old block, and a thread preempted inside one
- * shows the release long after another thread took the address again. */
-static int releases_early(const struct mt_rec *r, uint64_t addr)
-{
-	return (r->call == MT_CALL_REALLOC || r->call == MT_CALL_REALLOCARRAY) &&
-	       !(r->flags & MT_RF_NULL_IN) && r->ptr_in == addr;
-}
-
-/* y's next call, looking past allocator events (the deriver stamps those
- * inside the call, just before it); NULL if none is read ahead. */
-static const struct mt_rec *next_call(const struct src *y)
+/* The first of y's calls read ahead that passes in or returns addr, or NULL. */
+static const struct mt_rec *next_use(const struct src *y, uint64_t addr)
 {
 	for (unsigned i = 0; i < y->ahead_count; i++) {
 		const struct mt_rec *r = &y->ahead[(y->ahead_first + i) & y->ahead_mask].r;
-		if (r->call != MT_CALL_EVENT)
+		if (r->call == MT_CALL_EVENT)
+			continue;
+		if ((mt_call_has_in(r->call) && !(r->flags & MT_RF_NULL_IN) && r->ptr_in == addr) ||
+		    (mt_call_allocates(r->call) && !(r->flags & MT_RF_NULL_OUT) && r->ptr_out == addr))
 			return r;
 	}
 	return NULL;
 }
 
-/* Parks s until addr is freed.  If the release it waits for is a realloc at
- * another thread's head, that thread goes first, at s's time: waiting for
- * its stamp would let every thread run ahead of s's later calls. */
+/*
+ * y's next use of the address w waits for, if it may be what w waits for:
+ * for a held thread an allocation (stamped on return, which can come late);
+ * for a parked one a release (a realloc in place keeps the address) - a
+ * realloc whatever its stamp, as it is stamped on return, after it freed
+ * the block, but a free, stamped on entry, only if no later than w's record
+ * give or take the cores' disagreement.
+ */
+static const struct mt_rec *candidate(const struct conv *c, const struct src *y,
+				      const struct src *w)
+{
+	const struct mt_rec *r = next_use(y, w->park_addr);
+	if (!r)
+		return NULL;
+	int takes = mt_call_allocates(r->call) && !(r->flags & MT_RF_NULL_OUT) &&
+		    r->ptr_out == w->park_addr;
+	if (w->state == SRC_HELD)
+		return takes ? r : NULL;
+	if (takes || !mt_call_has_in(r->call) || r->ptr_in != w->park_addr)
+		return NULL;
+	return mt_call_allocates(r->call) || r->ts <= w->head->ts + c->clock_error ? r : NULL;
+}
+
+/* Of the running threads, the one whose candidate is stamped first goes at
+ * w's time (see the top of this file), and stays pulled while w waits. */
+static void pull_for(struct conv *c, struct src *w)
+{
+	const struct mt_rec *best = NULL;
+	for (size_t i = 0; i < c->nheap; i++) {
+		const struct src *y = &c->src[c->heap[i]];
+		const struct mt_rec *r = y->state == SRC_RUNNING ? candidate(c, y, w) : NULL;
+		if (r && (!best || r->ts < best->ts)) {
+			best = r;
+			w->puller = c->heap[i];
+		}
+	}
+	struct src *y = best ? &c->src[w->puller] : NULL;
+	if (y && y->key > w->head->ts) {
+		y->key = w->head->ts;
+		c->woken[c->nwoken++] = w->puller; /* the loop still works on the top */
+	}
+}
+
+/* Keeps s at the time of a thread it was pulled for, or pulls it for a
+ * waiting thread that found no candidate so far. */
+static void pull_on(struct conv *c, uint32_t s, const uint32_t *list, size_t n)
+{
+	struct src *x = &c->src[s];
+	for (size_t i = 0; i < n; i++) {
+		struct src *w = &c->src[list[i]];
+		if ((w->puller == s || w->puller == NO_PULLER) && w->head->ts < x->key &&
+		    candidate(c, x, w)) {
+			w->puller = s;
+			x->key = w->head->ts;
+		}
+	}
+}
+
+void pull_key(struct conv *c, uint32_t s)
+{
+	pull_on(c, s, c->parked, c->nparked);
+	pull_on(c, s, c->holding, c->nholding);
+}
+
 void park_on_address(struct conv *c, uint32_t s, uint64_t addr)
 {
 	struct src *x = &c->src[s];
 	x->state = SRC_PARKED;
 	x->park_addr = addr;
+	x->puller = NO_PULLER;
 	c->parked[c->nparked++] = s;
-	for (size_t i = 0; i < c->nheap; i++) {
-		struct src *y = &c->src[c->heap[i]];
-		const struct mt_rec *r = next_call(y);
-		if (y->state == SRC_RUNNING && y->key > x->head->ts && r && releases_early(r, addr)) {
-			y->key = x->head->ts;
-			c->woken[c->nwoken++] = c->heap[i]; /* s still tops the heap */
-		}
-	}
-}
-
-/* s's new head may be the release a parked thread waits for: then it goes
- * at that thread's time, as in park_on_address. */
-void pull_early_release(struct conv *c, uint32_t s)
-{
-	struct src *x = &c->src[s];
-	const struct mt_rec *r = next_call(x);
-	for (size_t i = 0; r && i < c->nparked; i++) {
-		const struct src *p = &c->src[c->parked[i]];
-		if (p->head->ts < x->key && releases_early(r, p->park_addr))
-			x->key = p->head->ts;
-	}
+	pull_for(c, x);
 }
 
 /* Wakes the threads of list waiting on addr: they go back to their record's
@@ -136,8 +176,10 @@ int hold_for_address(struct conv *c, uint32_t s, uint64_t addr)
 	struct src *x = &c->src[s];
 	x->state = SRC_HELD;
 	x->park_addr = addr;
+	x->puller = NO_PULLER;
 	x->key = x->head->ts + c->skew < x->head->ts ? UINT64_MAX : x->head->ts + c->skew;
 	c->holding[c->nholding++] = s;
+	pull_for(c, x);
 	return 0;
 }
 

@@ -247,16 +247,17 @@ expect_eq "overtake summary" "trace2wl: 2 threads, 6 calls, 0 blocks never freed
 # A realloc is stamped when it returns: thread 3 was preempted inside one
 # after it freed 0x1000, and thread 2 reused the address meanwhile.  The
 # realloc goes before thread 2's malloc, so thread 1's free is of thread 2's
-# last block, not of the one the realloc moved.
+# last block, not of the one the realloc moved: a free is stamped when it
+# starts, and this one starts 3 us after thread 2 had the address again.
 conv preempted <<'S'
 1 100 malloc 16 = 0x1000
 2 110 malloc 8 = 0x5000
 3 120 malloc 8 = 0x6000
-2 220 malloc 32 = 0x1000
-2 230 free 0x1000
-2 240 malloc 48 = 0x1000
-1 250 free 0x1000
-3 400 realloc 0x1000 64 = 0x2000
+2 2200 malloc 32 = 0x1000
+2 2300 free 0x1000
+2 2400 malloc 48 = 0x1000
+1 5200 free 0x1000
+3 9000 realloc 0x1000 64 = 0x2000
 S
 expect_dump preempted <<'D'
 # thread 0 tid 1, 4 ops
@@ -277,7 +278,39 @@ expect_dump preempted <<'D'
 3  malloc(8) = #3
 3  realloc(#1, 64) = #4
 D
-for n in overtake preempted; do
+# Two reallocs of 0x1000 could be the release thread 1's second malloc of
+# it waits for; the one stamped first is (thread 3's, 88 us later, came
+# after it waited its turn), even though thread 3 is merged first on ties.
+conv tworeleases <<'S'
+1 100 malloc 8 = 0x9000
+3 110 malloc 8 = 0x9200
+2 120 malloc 8 = 0x9100
+1 1000 malloc 16 = 0x1000
+1 1500 malloc 16 = 0x1000
+2 1600 realloc 0x1000 200 = 0x2000
+3 90000 realloc 0x1000 300 = 0x4000
+S
+expect_dump tworeleases <<'D'
+# thread 0 tid 1, 6 ops
+1  malloc(8) = #1
+1  signal 0
+1  malloc(16) = #4
+1  signal 2
+1  malloc(16) = #6
+1  signal 3
+# thread 1 tid 3, 5 ops
+3  wait 0
+3  malloc(8) = #2
+3  signal 1
+3  wait 3
+3  realloc(#6, 300) = #7
+# thread 2 tid 2, 4 ops
+2  wait 1
+2  malloc(8) = #3
+2  wait 2
+2  realloc(#4, 200) = #5
+D
+for n in overtake preempted tworeleases; do
 	[ ! -s $n.err ] || fail "$n: unexpected diagnostics: $(cat $n.err)"
 done
 
