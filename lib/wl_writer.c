@@ -141,8 +141,12 @@ static int open_files(struct mt_wl_writer *w, struct mt_error *e)
 {
 	struct stat st;
 	char proc[32];
-	if (!w->overwrite && lstat(w->path, &st) == 0)
-		return mt_error_set(e, w->path, "already exists; not overwriting it");
+	if (lstat(w->path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return mt_error_set(e, w->path, "is a directory, not a workload file name");
+		if (!w->overwrite)
+			return mt_error_set(e, w->path, "already exists; not overwriting it");
+	}
 	w->fd = open_anonymous(w->path);
 	if (w->fd >= 0) {
 		proc_name(proc, w->fd);

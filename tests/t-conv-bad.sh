@@ -75,6 +75,10 @@ expect_fail_with '^trace2wl: in0\.mtrace: offset 4160: record 1:0 does not decod
 no_output out.wl
 
 expect_fail_with '^trace2wl: nodir/out\.wl: cannot create' trace2wl nodir/out.wl good.mtrace
+mkdir adir
+expect_fail_with '^trace2wl: adir: is a directory, not a workload file name' trace2wl adir good.mtrace
+expect_fail_with '^trace2wl: adir: is a directory, not a workload file name' trace2wl -f adir good.mtrace
+expect_fail_with '^trace2wl: adir: not a regular file, so not a workload' trace2wl --stats adir
 
 # A conversion cut short by a signal leaves nothing either: the output has
 # no name until it is complete.  A file size limit stops it at its first
