@@ -15,7 +15,9 @@
  *                  MT_OP_WAIT); bit 5 MT_OPF_NULL_OUT (the call returned NULL
  *                  when recorded); bit 6 MT_OPF_NULL_IN (pointer arg was NULL);
  *                  bit 7 must be 0.
- *   [delta]  ns since this thread's previous op, only with MT_WLF_TIMING
+ *   [delta]  only with MT_WLF_TIMING: ns since this thread's previous call in
+ *            the trace (for its first call, since the trace started); 0 on
+ *            SIGNAL and WAIT, which the trace does not have
  *   calls:   [old] [new] [align] [nmemb] [size]
  *            old  - object passed in (realloc*, free*): zigzag(index - last_new),
  *                   absent with NULL_IN
@@ -81,7 +83,7 @@ enum {
 struct mt_op {
 	uint8_t code;      /* enum mt_call 1..12, MT_OP_SIGNAL or MT_OP_WAIT */
 	uint8_t flags;     /* MT_OPF_* */
-	uint64_t delta_ns; /* with MT_WLF_TIMING */
+	uint64_t delta_ns; /* with MT_WLF_TIMING: ns since the thread's previous call */
 	uint64_t old_obj;  /* 0 when none or NULL */
 	uint64_t new_obj;  /* 0 when none or NULL */
 	uint64_t align, nmemb, size;
