@@ -133,17 +133,18 @@ static inline size_t mt_op_encode(uint8_t *dst, struct mt_op_state *s, const str
 		p += mt_varint_put(p, op->sync);
 		return (size_t)(p - dst);
 	}
-	if (mt_call_has_in(code) && !(op->flags & MT_OPF_NULL_IN))
+	unsigned f = mt_call_field_set(code); /* a call's op has its record's fields */
+	if (f & MT_FIELD_IN && !(op->flags & MT_OPF_NULL_IN))
 		p += mt_varint_put(p, mt_zigzag((int64_t)(op->old_obj - s->last_new)));
-	if (mt_call_allocates(code) && !(op->flags & MT_OPF_NULL_OUT)) {
+	if (f & MT_FIELD_OUT && !(op->flags & MT_OPF_NULL_OUT)) {
 		p += mt_varint_put(p, op->new_obj - s->last_new);
 		s->last_new = op->new_obj;
 	}
-	if (mt_call_has_align(code))
+	if (f & MT_FIELD_ALIGN)
 		p += mt_varint_put(p, op->align);
-	if (mt_call_has_nmemb(code))
+	if (f & MT_FIELD_NMEMB)
 		p += mt_varint_put(p, op->nmemb);
-	if (code != MT_CALL_FREE)
+	if (f & MT_FIELD_SIZE)
 		p += mt_varint_put(p, op->size);
 	return (size_t)(p - dst);
 }
@@ -178,22 +179,21 @@ static inline int mt_op_decode(const uint8_t **pp, const uint8_t *end, struct mt
 	}
 	if (!mt_op_is_call(code))
 		return -1;
-	if (mt_call_has_in(code) && !(op->flags & MT_OPF_NULL_IN)) {
+	unsigned f = mt_call_field_set(code);
+	if (f & MT_FIELD_IN && !(op->flags & MT_OPF_NULL_IN)) {
 		if (mt_varint_get(&p, end, &v))
 			return -1;
 		op->old_obj = s->last_new + (uint64_t)mt_unzigzag(v);
 	}
-	if (mt_call_allocates(code) && !(op->flags & MT_OPF_NULL_OUT)) {
+	if (f & MT_FIELD_OUT && !(op->flags & MT_OPF_NULL_OUT)) {
 		if (mt_varint_get(&p, end, &v))
 			return -1;
 		op->new_obj = s->last_new + v;
 		s->last_new = op->new_obj;
 	}
-	if (mt_call_has_align(code) && mt_varint_get(&p, end, &op->align))
-		return -1;
-	if (mt_call_has_nmemb(code) && mt_varint_get(&p, end, &op->nmemb))
-		return -1;
-	if (code != MT_CALL_FREE && mt_varint_get(&p, end, &op->size))
+	if ((f & MT_FIELD_ALIGN && mt_varint_get(&p, end, &op->align)) ||
+	    (f & MT_FIELD_NMEMB && mt_varint_get(&p, end, &op->nmemb)) ||
+	    (f & MT_FIELD_SIZE && mt_varint_get(&p, end, &op->size)))
 		return -1;
 	*pp = p;
 	return 0;
