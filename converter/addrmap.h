@@ -4,8 +4,9 @@
  * A trace names blocks by address; a workload by object index.  This map
  * turns one into the other: for a live block its object, size and owner; for
  * a freed one who freed it, so a second free can be reported as a double
- * free; and for any address, whether a thread waits for it to be allocated.  Memory follows the number of live blocks, not the trace's length:
- * freed entries are dropped whenever they outnumber live ones at a resize.
+ * free; and for any address, whether a thread waits for it to be allocated.
+ * Memory follows the number of live blocks, not the trace's length: freed
+ * entries are dropped at a rebuild unless they fit a quarter of it.
  */
 #ifndef TRACE2WL_ADDRMAP_H
 #define TRACE2WL_ADDRMAP_H
@@ -33,6 +34,8 @@ struct addrmap {
 	struct am_entry *slots;
 	size_t mask;        /* slots - 1, a power of two minus one */
 	size_t used, live;  /* entries in use, and of those the live ones */
+	struct am_entry *scratch; /* for rebuilding in place */
+	size_t scratch_cap;
 };
 
 int am_init(struct addrmap *m);

@@ -87,18 +87,6 @@ static void report_bad_free(struct conv *c, const struct src *x, const struct am
 		  " (freed at %" PRIu64 ":%" PRIu64 ")", e->addr, x->tid, x->recno, e->obj, e->size);
 }
 
-static void fill_op(struct mt_op *op, const struct mt_rec *r)
-{
-	*op = (struct mt_op){
-		.code = r->call,
-		.flags = (r->flags & MT_RF_NULL_OUT ? MT_OPF_NULL_OUT : 0) |
-			 (r->flags & MT_RF_NULL_IN ? MT_OPF_NULL_IN : 0),
-		.align = r->align,
-		.nmemb = r->nmemb,
-		.size = r->size,
-	};
-}
-
 static int release(struct conv *c, struct src *x, struct am_entry *e, int wake)
 {
 	c->live_bytes -= e->size;
@@ -119,12 +107,9 @@ static void use(struct conv *c, uint32_t s, struct am_entry *e)
 	e->pos = c->src[s].ops;
 }
 
-static int take(struct conv *c, uint32_t s, uint64_t addr, uint64_t obj, uint64_t bytes)
+/* e, the entry of the address s's call returned, now holds object obj. */
+static void take(struct conv *c, uint32_t s, struct am_entry *e, uint64_t obj, uint64_t bytes)
 {
-	struct am_entry *e = am_get(&c->map, addr);
-	if (!e)
-		return mt_error_set(c->e, c->out_name, "out of memory for %zu live blocks",
-				    c->map.live);
 	e->obj = obj;
 	e->size = bytes;
 	e->owner = s;
@@ -132,12 +117,11 @@ static int take(struct conv *c, uint32_t s, uint64_t addr, uint64_t obj, uint64_
 	am_set_live(&c->map, e);
 	if (e->wanted) {
 		e->wanted = 0;
-		unhold_address(c, addr);
+		unhold_address(c, e->addr);
 	}
 	c->live_bytes += bytes;
 	if (c->live_bytes > c->res.ideal_peak)
 		c->res.ideal_peak = c->live_bytes;
-	return 0;
 }
 
 /* Converts s's head record, or says why it must wait. */
@@ -145,17 +129,28 @@ static int step(struct conv *c, uint32_t s, enum step *how)
 {
 	struct src *x = &c->src[s];
 	const struct mt_rec *r = x->head;
-	int in = mt_call_has_in(r->call) && !(r->flags & MT_RF_NULL_IN);
-	int out = mt_call_allocates(r->call) && !(r->flags & MT_RF_NULL_OUT);
-	struct am_entry *old = NULL;
-	struct mt_op op;
+	unsigned f = mt_call_field_set(r->call);
+	int in = f & MT_FIELD_IN && !(r->flags & MT_RF_NULL_IN);
+	int out = f & MT_FIELD_OUT && !(r->flags & MT_RF_NULL_OUT);
+	struct am_entry *old = NULL, *new = NULL;
 
 	*how = STEP_DONE;
-	if (r->call == MT_CALL_EVENT) {
+	if (f & MT_FIELD_EVENT) {
 		c->res.events++;
 		return 0;
 	}
-	fill_op(&op, r);
+	/* The new address's entry first: adding it may move entries. */
+	if (out && !(new = am_get(&c->map, r->ptr_out)))
+		return mt_error_set(c->e, c->out_name, "out of memory for %zu live blocks",
+				    c->map.live);
+	struct mt_op op = {
+		.code = r->call,
+		.flags = (r->flags & MT_RF_NULL_OUT ? MT_OPF_NULL_OUT : 0) |
+			 (r->flags & MT_RF_NULL_IN ? MT_OPF_NULL_IN : 0),
+		.align = r->align,
+		.nmemb = r->nmemb,
+		.size = r->size,
+	};
 	if (in) {
 		old = am_find(&c->map, r->ptr_in);
 		if (!old || old->state != AM_LIVE) {
@@ -165,20 +160,17 @@ static int step(struct conv *c, uint32_t s, enum step *how)
 			}
 			end_hold(c, s); /* every running thread is past the deadline */
 			report_bad_free(c, x, old);
-			if (!mt_call_allocates(r->call))
+			if (!out)
 				return 0;
 			op.flags |= MT_OPF_NULL_IN; /* realloc of an unknown block: a fresh one */
 			in = 0;
 			old = NULL;
 		}
 	}
-	if (out && !(in && r->ptr_out == r->ptr_in)) {
-		struct am_entry *busy = am_find(&c->map, r->ptr_out);
-		if (busy && busy->state == AM_LIVE) {
-			park_on_address(c, s, r->ptr_out);
-			*how = STEP_PARKED;
-			return 0;
-		}
+	if (out && new->state == AM_LIVE && new != old) {
+		park_on_address(c, s, r->ptr_out);
+		*how = STEP_PARKED;
+		return 0;
 	}
 	if (in) {
 		op.old_obj = old->obj;
@@ -190,11 +182,11 @@ static int step(struct conv *c, uint32_t s, enum step *how)
 	if (emit_call(c, s, &op, r->ts) < 0)
 		return -1;
 	if (in && mt_op_releases_old(&op))
-		release(c, x, old, !(out && r->ptr_out == r->ptr_in));
+		release(c, x, old, new != old);
 	else if (in)
 		use(c, s, old);
 	if (out)
-		return take(c, s, r->ptr_out, op.new_obj, mt_rec_requested(r));
+		take(c, s, new, op.new_obj, mt_rec_requested(r));
 	return 0;
 }
 
