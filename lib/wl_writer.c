@@ -25,7 +25,7 @@
 
 #include "workload.h"
 
-#define CHUNK (16u << 10)  /* largest per-thread buffer, and spill unit */
+#define CHUNK (64u << 10)  /* largest per-thread buffer, and spill unit */
 #define FIRST_BUF 256u     /* a thread's first buffer; doubles up to CHUNK */
 
 /* A run of a stream's bytes in the spill file. */
@@ -340,14 +340,30 @@ static int write_head(struct mt_wl_writer *w, const struct mt_wl_info *totals)
 	return 0;
 }
 
+/* Copies a chunk in the kernel where it can (no trip through this process's
+ * memory), else through buf. */
+static int copy_chunk(struct mt_wl_writer *w, const struct chunk *k, uint8_t *buf)
+{
+	loff_t at = (loff_t)k->off;
+	size_t left = k->len;
+	while (left) {
+		ssize_t n = copy_file_range(w->spill, &at, w->fd, NULL, left, 0);
+		if (n <= 0)
+			break;
+		left -= (size_t)n;
+	}
+	if (!left)
+		return 0;
+	size_t done = k->len - left;
+	return pread(w->spill, buf, left, (off_t)(k->off + done)) == (ssize_t)left &&
+		       write_all(w->fd, buf, left) == 0 ? 0 : -1;
+}
+
 static int copy_stream(struct mt_wl_writer *w, const struct wl_stream *s, uint8_t *buf)
 {
-	for (size_t i = 0; i < s->nchunks; i++) {
-		const struct chunk *k = &s->chunks[i];
-		if (pread(w->spill, buf, k->len, (off_t)k->off) != (ssize_t)k->len ||
-		    write_all(w->fd, buf, k->len) < 0)
+	for (size_t i = 0; i < s->nchunks; i++)
+		if (copy_chunk(w, &s->chunks[i], buf) < 0)
 			return -1;
-	}
 	return write_all(w->fd, s->buf, s->used);
 }
 
