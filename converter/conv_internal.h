@@ -79,7 +79,8 @@ struct conv {
 };
 
 /* emit.c */
-int emit_call(struct conv *c, uint32_t s, const struct mt_op *op, uint64_t ts);
+/* Writes s's call op (its delta_ns is set here) at trace time ts. */
+int emit_call(struct conv *c, uint32_t s, struct mt_op *op, uint64_t ts);
 int emit_handoff(struct conv *c, uint32_t s, const struct am_entry *obj);
 int emit_thread_done(struct conv *c, uint32_t s);
 

@@ -101,17 +101,16 @@ static uint64_t ticks_to_ns(const struct conv *c, uint64_t ticks)
 	return (uint64_t)((unsigned __int128)ticks * 1000000000u / c->ts_freq);
 }
 
-int emit_call(struct conv *c, uint32_t s, const struct mt_op *op, uint64_t ts)
+int emit_call(struct conv *c, uint32_t s, struct mt_op *op, uint64_t ts)
 {
 	struct src *x = &c->src[s];
-	if (ensure_stream(c, s) < 0)
+	if (x->wl < 0 && ensure_stream(c, s) < 0)
 		return -1;
-	struct mt_op o = *op;
 	if (c->timing) {
-		o.delta_ns = ts > x->last_ts ? ticks_to_ns(c, ts - x->last_ts) : 0;
+		op->delta_ns = ts > x->last_ts ? ticks_to_ns(c, ts - x->last_ts) : 0;
 		x->last_ts = ts > x->last_ts ? ts : x->last_ts;
 	}
-	if (raw_op(c, s, &o) < 0)
+	if (raw_op(c, s, op) < 0)
 		return -1;
 	c->last_caller = (int)s;
 	c->res.calls++;

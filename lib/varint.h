@@ -48,8 +48,14 @@ static inline int mt_varint_get(const uint8_t **pp, const uint8_t *end, uint64_t
 {
 	const uint8_t *p = *pp;
 	uint64_t v = 0;
-	/* Most values of both formats fit four bytes (pointer deltas take two to
-	 * four): those are read at once, without a branch per byte. */
+	/* Most values of both formats fit one byte (times, sizes, slack) and
+	 * nearly all fit four (pointer deltas take two to four): those are read
+	 * at once, without a branch per byte. */
+	if (p < end && *p < 0x80) {
+		*out = *p;
+		*pp = p + 1;
+		return 0;
+	}
 	if (end - p >= 4) {
 		uint32_t w = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
 			     (uint32_t)p[3] << 24;
