@@ -246,6 +246,7 @@ static void warn_zero_run(struct mt_trace *t, uint64_t start, uint64_t end)
 static int walk_windows(struct mt_trace *t, struct mt_error *e)
 {
 	uint64_t limit = t->len, zero_from = 0, off = MT_TRACE_HEADER_SIZE;
+	uint64_t dropped = MT_TRACE_HEADER_SIZE; /* mapped pages below it are dropped */
 	size_t cap = 0, open = 0;
 
 	if (t->info.flags & MT_FHF_CLOSED && t->info.end_offset) {
@@ -283,15 +284,23 @@ static int walk_windows(struct mt_trace *t, struct mt_error *e)
 			return -1;
 		if (push_window(t, &w, &cap))
 			return mt_error_set(e, t->path, "out of memory");
-		/* Reading the header mapped up to 64 KiB around it (the kernel's
-		 * fault-around), which would stay resident until a cursor comes by:
-		 * a long trace's index would hold much of the file.  The cursor
-		 * maps the pages again when it reads them. */
-		madvise((void *)h, limit - off < w.size ? limit - off : w.size, MADV_DONTNEED);
+		/* Reading the header mapped the 64 KiB around it (the kernel's
+		 * fault-around), the tail of windows walked before included,
+		 * which would stay resident until a cursor came by: a long
+		 * trace's index would hold much of the file.  So all of that goes;
+		 * the cursors map pages again as they read them. */
+		uint64_t from = off & ~(uint64_t)(MT_FAULT_AROUND - 1);
+		uint64_t to = off + w.size < limit ? off + w.size : limit;
+		if (from > dropped)
+			from = dropped;
+		madvise((void *)(t->map + from), to - from, MADV_DONTNEED);
+		dropped = to & ~(uint64_t)(MT_TRACE_ALIGN - 1);
 		open += !(w.flags & MT_WHF_CLOSED);
 		off += w.size;
 	}
 	warn_zero_run(t, zero_from, off < limit ? off : limit);
+	if (dropped < t->len) /* pages mapped around the last header */
+		madvise((void *)(t->map + dropped), t->len - dropped, MADV_DONTNEED);
 	if (open)
 		warn(t, "%zu window%s left open (the recorder did not stop cleanly): "
 		     "read up to the last complete record", open, open == 1 ? "" : "s");
