@@ -124,14 +124,3 @@ struct am_entry *am_get(struct addrmap *m, uint64_t addr)
 	return e;
 }
 
-void am_set_live(struct addrmap *m, struct am_entry *e)
-{
-	m->live += e->state != AM_LIVE;
-	e->state = AM_LIVE;
-}
-
-void am_set_freed(struct addrmap *m, struct am_entry *e)
-{
-	m->live -= e->state == AM_LIVE;
-	e->state = AM_FREED;
-}

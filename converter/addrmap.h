@@ -69,8 +69,17 @@ static inline struct am_entry *am_find(const struct addrmap *m, uint64_t addr)
  * memory.  May move entries: earlier pointers are invalid afterwards. */
 struct am_entry *am_get(struct addrmap *m, uint64_t addr);
 
-/* State changes keep the live count right. */
-void am_set_live(struct addrmap *m, struct am_entry *e);
-void am_set_freed(struct addrmap *m, struct am_entry *e);
+/* State changes keep the live count right; inline, as every call makes one. */
+static inline void am_set_live(struct addrmap *m, struct am_entry *e)
+{
+	m->live += e->state != AM_LIVE;
+	e->state = AM_LIVE;
+}
+
+static inline void am_set_freed(struct addrmap *m, struct am_entry *e)
+{
+	m->live -= e->state == AM_LIVE;
+	e->state = AM_FREED;
+}
 
 #endif
