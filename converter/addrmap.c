@@ -6,6 +6,8 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "addrmap.h"
@@ -43,6 +45,8 @@ void am_free(struct addrmap *m)
 	if (m->slots)
 		free_slots(m->slots, m->mask + 1);
 	m->slots = NULL;
+	free(m->scratch);
+	m->scratch = NULL;
 }
 
 static struct am_entry *slot_for(struct addrmap *m, uint64_t addr)
@@ -53,25 +57,57 @@ static struct am_entry *slot_for(struct addrmap *m, uint64_t addr)
 	return &m->slots[i];
 }
 
-/* Rebuilds at a size fit for the live entries, keeping freed ones only while
- * they are the minority: double-free reports need recent history, not all. */
+static void put_back(struct addrmap *m, const struct am_entry *e)
+{
+	*slot_for(m, e->addr) = *e;
+	m->used++;
+	m->live += e->state == AM_LIVE;
+}
+
+/*
+ * Called when half the slots are used: rebuilds at four slots per live entry
+ * (or more, for the addresses threads wait for).  Freed entries stay while
+ * they fit in a quarter of it - double-free reports need recent history, not
+ * all - else only live and wanted ones do.  A table of the same size is
+ * rebuilt where it is, through scratch space: a program with a steady live
+ * set that keeps using new addresses comes here often, and a fresh mapping
+ * each time cost a page fault per 4 KiB.
+ */
 static int resize(struct addrmap *m)
 {
-	struct am_entry *old = m->slots;
-	size_t n = m->mask + 1, keep_freed = m->used - m->live <= m->live;
-	size_t want = keep_freed ? m->used : m->live, cap = MIN_SLOTS;
-	while (cap < 4 * want)
+	size_t n = m->mask + 1, keep = 0, cap = MIN_SLOTS;
+	for (size_t i = 0; i < n; i++)
+		keep += m->slots[i].state == AM_LIVE || m->slots[i].wanted;
+	while (cap < 4 * keep)
 		cap *= 2;
-	if (alloc_slots(m, cap) < 0)
-		return -1; /* m is untouched */
-	for (size_t i = 0; i < n; i++) {
-		if (!old[i].addr || (old[i].state != AM_LIVE && !keep_freed))
-			continue;
-		*slot_for(m, old[i].addr) = old[i];
-		m->used++;
-		m->live += old[i].state == AM_LIVE;
+	int keep_freed = 4 * m->used <= cap;
+	if (keep_freed)
+		keep = m->used;
+	if (cap != n) {
+		struct am_entry *old = m->slots;
+		if (alloc_slots(m, cap) < 0)
+			return -1; /* m is untouched */
+		for (size_t i = 0; i < n; i++)
+			if (old[i].addr && (keep_freed || old[i].state == AM_LIVE || old[i].wanted))
+				put_back(m, &old[i]);
+		free_slots(old, n);
+		return 0;
 	}
-	free_slots(old, n);
+	if (keep > m->scratch_cap) {
+		struct am_entry *s = realloc(m->scratch, keep * sizeof *s);
+		if (!s)
+			return -1;
+		m->scratch = s;
+		m->scratch_cap = keep;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (m->slots[i].state == AM_LIVE || m->slots[i].wanted)
+			m->scratch[k++] = m->slots[i];
+	memset(m->slots, 0, n * sizeof *m->slots);
+	m->used = m->live = 0;
+	for (size_t i = 0; i < k; i++)
+		put_back(m, &m->scratch[i]);
 	return 0;
 }
 
@@ -88,14 +124,3 @@ struct am_entry *am_get(struct addrmap *m, uint64_t addr)
 	return e;
 }
 
-void am_set_live(struct addrmap *m, struct am_entry *e)
-{
-	m->live += e->state != AM_LIVE;
-	e->state = AM_LIVE;
-}
-
-void am_set_freed(struct addrmap *m, struct am_entry *e)
-{
-	m->live -= e->state == AM_LIVE;
-	e->state = AM_FREED;
-}

@@ -4,8 +4,9 @@
  * A trace names blocks by address; a workload by object index.  This map
  * turns one into the other: for a live block its object, size and owner; for
  * a freed one who freed it, so a second free can be reported as a double
- * free.  Memory follows the number of live blocks, not the trace's length:
- * freed entries are dropped whenever they outnumber live ones at a resize.
+ * free; and for any address, whether a thread waits for it to be allocated.
+ * Memory follows the number of live blocks, not the trace's length: freed
+ * entries are dropped at a rebuild unless they fit a quarter of it.
  */
 #ifndef TRACE2WL_ADDRMAP_H
 #define TRACE2WL_ADDRMAP_H
@@ -23,15 +24,18 @@ struct am_entry {
 	uint64_t addr;       /* 0: empty slot (NULL is never stored) */
 	uint64_t obj;        /* live: object index; freed: tid that freed it */
 	uint64_t size;       /* live: requested bytes; freed: record number of the free */
-	uint64_t pos : 40;   /* live: owner's stream length just after the allocation */
-	uint64_t owner : 22; /* live: source thread that allocated it */
-	uint64_t state : 2;  /* AM_* */
+	uint64_t pos : 39;   /* live: owner's stream length just after its last use */
+	uint64_t owner : 22; /* live: source thread that allocated or last used it */
+	uint64_t state : 2;  /* AM_*; AM_EMPTY with an address: only wanted */
+	uint64_t wanted : 1; /* a thread is held until this address is allocated */
 };
 
 struct addrmap {
 	struct am_entry *slots;
 	size_t mask;        /* slots - 1, a power of two minus one */
 	size_t used, live;  /* entries in use, and of those the live ones */
+	struct am_entry *scratch; /* for rebuilding in place */
+	size_t scratch_cap;
 };
 
 int am_init(struct addrmap *m);
@@ -65,8 +69,17 @@ static inline struct am_entry *am_find(const struct addrmap *m, uint64_t addr)
  * memory.  May move entries: earlier pointers are invalid afterwards. */
 struct am_entry *am_get(struct addrmap *m, uint64_t addr);
 
-/* State changes keep the live count right. */
-void am_set_live(struct addrmap *m, struct am_entry *e);
-void am_set_freed(struct addrmap *m, struct am_entry *e);
+/* State changes keep the live count right; inline, as every call makes one. */
+static inline void am_set_live(struct addrmap *m, struct am_entry *e)
+{
+	m->live += e->state != AM_LIVE;
+	e->state = AM_LIVE;
+}
+
+static inline void am_set_freed(struct addrmap *m, struct am_entry *e)
+{
+	m->live -= e->state == AM_LIVE;
+	e->state = AM_FREED;
+}
 
 #endif

@@ -7,42 +7,49 @@
 
 #include "addrmap.h"
 #include "convert.h"
+#include "vclock.h"
 #include "workload.h"
 
-enum src_state { SRC_RUNNING, SRC_PARKED, SRC_DONE };
-
-/* How far a thread knows another thread's stream to have progressed. */
-struct known {
-	uint32_t thread;
-	uint64_t pos;
-};
+/* Running and held threads are in the heap, parked and done ones are not. */
+#define NO_PULLER UINT32_MAX
+enum src_state { SRC_RUNNING, SRC_PARKED, SRC_HELD, SRC_DONE };
 
 /* Records decoded ahead of use, so their map slots can be prefetched while
- * earlier records are converted: the map's cache misses then overlap. */
+ * earlier records are converted: the map's cache misses then overlap.  A
+ * thread with fewer records gets a shorter ring (a power of two), so
+ * thousands of short threads do not cost a full ring each; one longer than
+ * its records, so that the cursor reads to the end and lets go of the
+ * thread's trace pages at once. */
 #define LOOKAHEAD 32
+
+struct ahead {
+	struct mt_rec r;
+	uint64_t recno;
+};
 
 /* One traced thread: its input cursor and its output stream. */
 struct src {
 	struct mt_trace_cursor cur;
-	struct mt_rec ahead[LOOKAHEAD];
-	uint64_t ahead_no[LOOKAHEAD];
-	unsigned ahead_first, ahead_count;
+	struct ahead *ahead;      /* ring of ahead_mask + 1; NULL once done */
+	unsigned ahead_mask, ahead_first, ahead_count;
 	int cursor_done;
 	struct mt_rec *head;      /* next record to convert, in ahead[] */
 	uint64_t recno;           /* head's index in the thread */
-	uint64_t key;             /* heap order: head.ts, or a retry time */
+	uint64_t key;             /* heap order: head.ts, or while held its deadline */
+	size_t hpos;              /* place in the heap, NOT_IN_HEAP when out */
 	uint32_t tid;
 	int state;                /* enum src_state */
-	int retried;              /* head is a free already held back once */
-	uint64_t park_addr;       /* SRC_PARKED: address it waits to see freed */
+	uint64_t park_addr;       /* SRC_PARKED: address it waits to see freed;
+				     SRC_HELD: address it waits to see allocated */
+	uint32_t puller;          /* parked or held: the thread pulled to bring
+				     park_addr, or NO_PULLER */
 
 	int wl;                   /* workload thread index, -1 before its first op */
 	uint64_t ops;             /* ops in its stream so far */
 	uint64_t last_ts;         /* of its previous call, for timing deltas */
 	uint64_t sig_id, sig_pos; /* last SIGNAL and the stream length after it */
 	int has_sig;
-	struct known *known;      /* sparse: threads it has waited on */
-	size_t nknown, cap_known;
+	struct mt_vclock known;   /* how far it knows other streams to be */
 };
 
 struct conv {
@@ -51,36 +58,46 @@ struct conv {
 	struct mt_error *e;
 	struct mt_wl_writer *w;
 	int timing;
-	uint64_t ts_freq, start_ts, skew;
+	uint64_t ts_freq, start_ts, skew, clock_error;
 
 	struct src *src;
 	size_t nsrc;
 	uint32_t *heap;           /* running threads by key */
 	size_t nheap;
-	uint32_t *parked;         /* threads waiting on an address */
+	uint32_t *parked;         /* threads waiting for an address to be freed */
 	size_t nparked;
-	uint32_t *woken;          /* unparked, to rejoin the heap after this step */
+	uint32_t *holding;        /* held threads (in the heap, by deadline) */
+	size_t nholding;
+	uint32_t *woken;          /* unparked or unheld, to re-key after this step */
 	size_t nwoken;
 
+	struct mt_vc_pool clocks;
 	struct addrmap map;
 	int last_caller;          /* source thread of the last call written, -1 */
 	uint64_t live_bytes;
 	struct conv_result res;
-	uint64_t warned;          /* lines printed about damage, capped */
 };
 
 /* emit.c */
-int emit_call(struct conv *c, uint32_t s, const struct mt_op *op, uint64_t ts);
+/* Writes s's call op (its delta_ns is set here) at trace time ts. */
+int emit_call(struct conv *c, uint32_t s, struct mt_op *op, uint64_t ts);
 int emit_handoff(struct conv *c, uint32_t s, const struct am_entry *obj);
+int emit_thread_done(struct conv *c, uint32_t s);
 
 /* heap.c */
+#define NOT_IN_HEAP SIZE_MAX
 void heap_push(struct conv *c, uint32_t s);
 void heap_fix_top(struct conv *c);
 void heap_pop(struct conv *c);
+void heap_update(struct conv *c, uint32_t s);
 
 /* park.c */
 void park_on_address(struct conv *c, uint32_t s, uint64_t addr);
+void pull_key(struct conv *c, uint32_t s);
 void unpark_address(struct conv *c, uint64_t addr);
+int hold_for_address(struct conv *c, uint32_t s, uint64_t addr);
+void unhold_address(struct conv *c, uint64_t addr);
+void end_hold(struct conv *c, uint32_t s);
 void break_cycle(struct conv *c);
 void conv_warn(struct conv *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -22,16 +22,19 @@
 /* How long an unexplained free waits for an allocation that another thread's
  * skewed clock may still be holding back: 1 ms of trace time. */
 #define SKEW_DIVISOR 1000
+/* How far two cores' stamps of the same moment may disagree, when one is
+ * held against another to rule a call out: 1 us of trace time. */
+#define CLOCK_ERROR_DIVISOR 1000000
 
-enum step { STEP_DONE, STEP_PARKED, STEP_RETRY };
+enum step { STEP_DONE, STEP_PARKED, STEP_HELD };
 
 /* Tops up s's lookahead, prefetching the map slots each record will probe. */
 static int read_ahead(struct conv *c, struct src *x)
 {
-	while (!x->cursor_done && x->ahead_count < LOOKAHEAD) {
-		unsigned i = (x->ahead_first + x->ahead_count) % LOOKAHEAD;
-		struct mt_rec *r = &x->ahead[i];
-		int rc = mt_trace_cursor_next(&x->cur, r, &x->ahead_no[i], c->e);
+	while (!x->cursor_done && x->ahead_count <= x->ahead_mask) {
+		struct ahead *a = &x->ahead[(x->ahead_first + x->ahead_count) & x->ahead_mask];
+		struct mt_rec *r = &a->r;
+		int rc = mt_trace_cursor_next(&x->cur, r, &a->recno, c->e);
 		if (rc < 0)
 			return -1;
 		if (rc == 0) {
@@ -52,44 +55,36 @@ static int advance(struct conv *c, uint32_t s)
 {
 	struct src *x = &c->src[s];
 	if (x->head) {
-		x->ahead_first = (x->ahead_first + 1) % LOOKAHEAD;
+		x->ahead_first = (x->ahead_first + 1) & x->ahead_mask;
 		x->ahead_count--;
 	}
 	if (read_ahead(c, x) < 0)
 		return -1;
 	if (!x->ahead_count) {
 		x->state = SRC_DONE;
+		x->head = NULL;
+		free(x->ahead);
+		x->ahead = NULL;
 		return 0;
 	}
-	x->head = &x->ahead[x->ahead_first];
-	x->recno = x->ahead_no[x->ahead_first];
+	x->head = &x->ahead[x->ahead_first].r;
+	x->recno = x->ahead[x->ahead_first].recno;
 	x->key = x->head->ts;
-	x->retried = 0;
+	if (c->nparked || c->nholding)
+		pull_key(c, s);
 	c->res.records++;
 	return 1;
 }
 
 static void report_bad_free(struct conv *c, const struct src *x, const struct am_entry *e)
 {
-	if (!e) {
+	if (e->state != AM_FREED) {
 		c->res.unknown_frees++;
 		return;
 	}
 	c->res.double_frees++;
 	conv_warn(c, "double free of 0x%" PRIx64 " at record %" PRIu32 ":%" PRIu64
 		  " (freed at %" PRIu64 ":%" PRIu64 ")", e->addr, x->tid, x->recno, e->obj, e->size);
-}
-
-static void fill_op(struct mt_op *op, const struct mt_rec *r)
-{
-	*op = (struct mt_op){
-		.code = r->call,
-		.flags = (r->flags & MT_RF_NULL_OUT ? MT_OPF_NULL_OUT : 0) |
-			 (r->flags & MT_RF_NULL_IN ? MT_OPF_NULL_IN : 0),
-		.align = r->align,
-		.nmemb = r->nmemb,
-		.size = r->size,
-	};
 }
 
 static int release(struct conv *c, struct src *x, struct am_entry *e, int wake)
@@ -103,21 +98,30 @@ static int release(struct conv *c, struct src *x, struct am_entry *e, int wake)
 	return 0;
 }
 
-static int take(struct conv *c, uint32_t s, uint64_t addr, uint64_t obj, uint64_t bytes)
+/* A call that passed the block in and left it live (a failed realloc) is a
+ * use: whoever frees the block later must be ordered after it too, so the
+ * block's last user, not its allocator, is what the next handoff waits on. */
+static void use(struct conv *c, uint32_t s, struct am_entry *e)
 {
-	struct am_entry *e = am_get(&c->map, addr);
-	if (!e)
-		return mt_error_set(c->e, c->out_name, "out of memory for %zu live blocks",
-				    c->map.live);
+	e->owner = s;
+	e->pos = c->src[s].ops;
+}
+
+/* e, the entry of the address s's call returned, now holds object obj. */
+static void take(struct conv *c, uint32_t s, struct am_entry *e, uint64_t obj, uint64_t bytes)
+{
 	e->obj = obj;
 	e->size = bytes;
 	e->owner = s;
 	e->pos = c->src[s].ops;
 	am_set_live(&c->map, e);
+	if (e->wanted) {
+		e->wanted = 0;
+		unhold_address(c, e->addr);
+	}
 	c->live_bytes += bytes;
 	if (c->live_bytes > c->res.ideal_peak)
 		c->res.ideal_peak = c->live_bytes;
-	return 0;
 }
 
 /* Converts s's head record, or says why it must wait. */
@@ -125,39 +129,48 @@ static int step(struct conv *c, uint32_t s, enum step *how)
 {
 	struct src *x = &c->src[s];
 	const struct mt_rec *r = x->head;
-	int in = mt_call_has_in(r->call) && !(r->flags & MT_RF_NULL_IN);
-	int out = mt_call_allocates(r->call) && !(r->flags & MT_RF_NULL_OUT);
-	struct am_entry *old = NULL;
-	struct mt_op op;
+	unsigned f = mt_call_field_set(r->call);
+	int in = f & MT_FIELD_IN && !(r->flags & MT_RF_NULL_IN);
+	int out = f & MT_FIELD_OUT && !(r->flags & MT_RF_NULL_OUT);
+	struct am_entry *old = NULL, *new = NULL;
 
 	*how = STEP_DONE;
-	if (r->call == MT_CALL_EVENT) {
+	if (f & MT_FIELD_EVENT) {
 		c->res.events++;
 		return 0;
 	}
-	fill_op(&op, r);
+	/* The new address's entry first: adding it may move entries. */
+	if (out && !(new = am_get(&c->map, r->ptr_out)))
+		return mt_error_set(c->e, c->out_name, "out of memory for %zu live blocks",
+				    c->map.live);
+	struct mt_op op = {
+		.code = r->call,
+		.flags = (r->flags & MT_RF_NULL_OUT ? MT_OPF_NULL_OUT : 0) |
+			 (r->flags & MT_RF_NULL_IN ? MT_OPF_NULL_IN : 0),
+		.align = r->align,
+		.nmemb = r->nmemb,
+		.size = r->size,
+	};
 	if (in) {
 		old = am_find(&c->map, r->ptr_in);
 		if (!old || old->state != AM_LIVE) {
-			if (!x->retried) {
-				*how = STEP_RETRY;
-				return 0;
+			if (x->state != SRC_HELD) {
+				*how = STEP_HELD;
+				return hold_for_address(c, s, r->ptr_in);
 			}
+			end_hold(c, s); /* every running thread is past the deadline */
 			report_bad_free(c, x, old);
-			if (!mt_call_allocates(r->call))
+			if (!out)
 				return 0;
 			op.flags |= MT_OPF_NULL_IN; /* realloc of an unknown block: a fresh one */
 			in = 0;
 			old = NULL;
 		}
 	}
-	if (out && !(in && r->ptr_out == r->ptr_in)) {
-		struct am_entry *busy = am_find(&c->map, r->ptr_out);
-		if (busy && busy->state == AM_LIVE) {
-			park_on_address(c, s, r->ptr_out);
-			*how = STEP_PARKED;
-			return 0;
-		}
+	if (out && new->state == AM_LIVE && new != old) {
+		park_on_address(c, s, r->ptr_out);
+		*how = STEP_PARKED;
+		return 0;
 	}
 	if (in) {
 		op.old_obj = old->obj;
@@ -169,9 +182,11 @@ static int step(struct conv *c, uint32_t s, enum step *how)
 	if (emit_call(c, s, &op, r->ts) < 0)
 		return -1;
 	if (in && mt_op_releases_old(&op))
-		release(c, x, old, !(out && r->ptr_out == r->ptr_in));
+		release(c, x, old, new != old);
+	else if (in)
+		use(c, s, old);
 	if (out)
-		return take(c, s, r->ptr_out, op.new_obj, mt_rec_requested(r));
+		take(c, s, new, op.new_obj, mt_rec_requested(r));
 	return 0;
 }
 
@@ -204,11 +219,6 @@ static void progress_tick(struct progress *p, uint64_t done)
 
 /* ---- the loop ---- */
 
-static uint64_t saturating_add(uint64_t ts, uint64_t d)
-{
-	return ts + d < ts ? UINT64_MAX : ts + d;
-}
-
 /* Threads run in bursts, so the top usually keeps its place: two compares
  * instead of a sift. */
 static inline int stays_on_top(const struct conv *c, uint64_t key)
@@ -217,10 +227,17 @@ static inline int stays_on_top(const struct conv *c, uint64_t key)
 	       (c->nheap < 3 || key < c->src[c->heap[2]].key);
 }
 
+/* Threads woken in the last step: parked ones come back into the heap, held
+ * ones (still in it) move up to their record's time. */
 static void rejoin(struct conv *c)
 {
-	while (c->nwoken)
-		heap_push(c, c->woken[--c->nwoken]);
+	while (c->nwoken) {
+		uint32_t s = c->woken[--c->nwoken];
+		if (c->src[s].hpos == NOT_IN_HEAP)
+			heap_push(c, s);
+		else
+			heap_update(c, s);
+	}
 }
 
 static int run(struct conv *c, int show_progress)
@@ -245,14 +262,12 @@ static int run(struct conv *c, int show_progress)
 			heap_pop(c);
 			continue;
 		}
-		if (how == STEP_RETRY) {
-			x->retried = 1;
-			x->key = saturating_add(x->head->ts, c->skew);
+		if (how == STEP_HELD) {
 			heap_fix_top(c);
 			continue;
 		}
 		int rc = advance(c, s);
-		if (rc < 0)
+		if (rc < 0 || (rc == 0 && emit_thread_done(c, s) < 0))
 			return -1;
 		if (rc == 0)
 			heap_pop(c);
@@ -273,18 +288,27 @@ static int setup(struct conv *c, const struct conv_opts *o)
 	c->ts_freq = in->ts_freq ? in->ts_freq : 1000000000u;
 	c->start_ts = in->start_ts;
 	c->skew = c->ts_freq / SKEW_DIVISOR;
+	c->clock_error = c->ts_freq / CLOCK_ERROR_DIVISOR;
 	c->last_caller = -1;
+	mt_vc_pool_init(&c->clocks, c->nsrc);
 	c->src = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->src);
 	c->heap = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->heap);
 	c->parked = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->parked);
+	c->holding = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->holding);
 	c->woken = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->woken);
-	if (!c->src || !c->heap || !c->parked || !c->woken || am_init(&c->map) < 0)
+	if (!c->src || !c->heap || !c->parked || !c->holding || !c->woken || am_init(&c->map) < 0)
 		return mt_error_set(c->e, c->in_name, "out of memory for %zu threads", c->nsrc);
 	for (size_t s = 0; s < c->nsrc; s++) {
 		struct src *x = &c->src[s];
 		x->tid = mt_trace_thread_tid(c->t, s);
+		x->hpos = NOT_IN_HEAP;
 		x->wl = -1;
 		x->last_ts = c->start_ts;
+		uint64_t records = mt_trace_thread_records(c->t, s);
+		while (x->ahead_mask + 1 < LOOKAHEAD && x->ahead_mask < records)
+			x->ahead_mask = 2 * x->ahead_mask + 1;
+		if (!(x->ahead = malloc((x->ahead_mask + 1) * sizeof *x->ahead)))
+			return mt_error_set(c->e, c->in_name, "out of memory for %zu threads", c->nsrc);
 		mt_trace_cursor_init(&x->cur, c->t, s);
 		int rc = advance(c, (uint32_t)s);
 		if (rc < 0)
@@ -307,6 +331,8 @@ static int finish(struct conv *c)
 		.double_frees = c->res.double_frees,
 		.source_records = c->res.records,
 		.ideal_peak = c->res.ideal_peak,
+		.source_dropped = in->dropped,
+		.contradictions = c->res.cycles_broken,
 	};
 	struct mt_wl_writer *w = c->w;
 	c->w = NULL;
@@ -315,17 +341,20 @@ static int finish(struct conv *c)
 	struct stat st;
 	c->res.bytes = stat(c->out_name, &st) == 0 ? (uint64_t)st.st_size : 0;
 	c->res.never_freed = c->map.live;
+	c->res.dropped = in->dropped;
 	return 0;
 }
 
 static void cleanup(struct conv *c)
 {
 	mt_wl_writer_abort(c->w);
+	mt_vc_pool_free(&c->clocks);
 	for (size_t s = 0; c->src && s < c->nsrc; s++)
-		free(c->src[s].known);
+		free(c->src[s].ahead);
 	free(c->src);
 	free(c->heap);
 	free(c->parked);
+	free(c->holding);
 	free(c->woken);
 	am_free(&c->map);
 }

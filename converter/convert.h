@@ -18,16 +18,23 @@ struct conv_opts {
 	int progress;   /* progress with ETA on stderr */
 };
 
+#define CONV_NOTES 10 /* problems described for the user; all are counted */
+
 struct conv_result {
 	uint32_t threads;      /* workload threads (those with at least one op) */
 	uint64_t calls;        /* call ops written, sync ops not counted */
 	uint64_t ops;          /* all ops */
 	uint64_t records;      /* trace records read, events included */
+	uint64_t dropped;      /* calls the recorder did not record (its header says) */
 	uint64_t events;       /* allocator events skipped */
 	uint64_t objects, syncs, never_freed;
 	uint64_t unknown_frees, double_frees, cycles_broken;
 	uint64_t ideal_peak;
 	uint64_t bytes;        /* size of the workload file */
+	/* Damage met on the way (double frees, contradictions), to print once
+	 * the conversion succeeded: a failure is one line, its error. */
+	uint64_t problems;
+	char notes[CONV_NOTES][MT_ERROR_MAX]; /* the first ones, "FILE: ..." */
 };
 
 /* Converts t into opts->output.  0, or -1 with e set and no output left. */

@@ -6,13 +6,15 @@
  * call preceded it (its creator, as far as a trace can tell).  A call that
  * passes in a block owned by another thread waits for a signal placed at the
  * owner's stream end, unless it already waited on the owner at or after the
- * allocation.  A signal nobody consumed yet is reused, so a burst of
- * handoffs from one owner costs one SIGNAL.  Knowledge is transitive: a
- * thread that waited on A also knows whatever A had waited for.
+ * allocation (or the block's last use, see convert.c).  A signal nobody
+ * consumed yet is reused, so a burst of handoffs from one owner costs one
+ * SIGNAL.  Knowledge is transitive: a
+ * thread that waited on A also knows whatever A had waited for; the clocks
+ * that say so (lib/vclock.h) share their common parts, so a program that
+ * starts thousands of threads one after another costs memory and time near
+ * linear in their number.
  */
 #include "config.h"
-
-#include <stdlib.h>
 
 #include "conv_internal.h"
 
@@ -23,33 +25,6 @@ static int raw_op(struct conv *c, uint32_t s, const struct mt_op *op)
 		return -1;
 	x->ops++;
 	c->res.ops++;
-	return 0;
-}
-
-static uint64_t known_pos(const struct src *x, uint32_t other)
-{
-	for (size_t i = 0; i < x->nknown; i++)
-		if (x->known[i].thread == other)
-			return x->known[i].pos;
-	return 0;
-}
-
-static int set_known(struct conv *c, struct src *x, uint32_t other, uint64_t pos)
-{
-	for (size_t i = 0; i < x->nknown; i++)
-		if (x->known[i].thread == other) {
-			x->known[i].pos = pos;
-			return 0;
-		}
-	if (x->nknown == x->cap_known) {
-		size_t cap = x->cap_known ? 2 * x->cap_known : 4;
-		struct known *k = realloc(x->known, cap * sizeof *k);
-		if (!k)
-			return mt_error_set(c->e, c->out_name, "out of memory");
-		x->known = k;
-		x->cap_known = cap;
-	}
-	x->known[x->nknown++] = (struct known){ other, pos };
 	return 0;
 }
 
@@ -64,6 +39,8 @@ static int signal_at_end(struct conv *c, uint32_t a, uint64_t *id)
 		x->sig_id = c->res.syncs++;
 		x->sig_pos = x->ops;
 		x->has_sig = 1;
+		if (x->state == SRC_DONE && emit_thread_done(c, a) < 0)
+			return -1;
 	}
 	*id = x->sig_id;
 	return 0;
@@ -80,11 +57,10 @@ static int wait_for(struct conv *c, uint32_t s, uint32_t a)
 	/* The signal sits at a's end, so what a knew then is what it knows
 	 * now: s inherits it, and needs no wait of its own on those threads. */
 	struct src *x = &c->src[s], *y = &c->src[a];
-	for (size_t i = 0; i < y->nknown; i++)
-		if (y->known[i].thread != s && known_pos(x, y->known[i].thread) < y->known[i].pos &&
-		    set_known(c, x, y->known[i].thread, y->known[i].pos) < 0)
-			return -1;
-	return set_known(c, x, a, y->ops);
+	if (mt_vc_join(&c->clocks, &x->known, &y->known) < 0 ||
+	    mt_vc_raise(&c->clocks, &x->known, a, y->ops) < 0)
+		return mt_error_set(c->e, c->out_name, "out of memory for the threads' clocks");
+	return 0;
 }
 
 /* Gives s its stream on its first op, after the call that preceded it. */
@@ -107,9 +83,17 @@ int emit_handoff(struct conv *c, uint32_t s, const struct am_entry *obj)
 		return 0;
 	if (ensure_stream(c, s) < 0)
 		return -1;
-	if (known_pos(&c->src[s], obj->owner) >= obj->pos)
+	if (mt_vc_get(&c->clocks, &c->src[s].known, obj->owner) >= obj->pos)
 		return 0;
 	return wait_for(c, s, obj->owner);
+}
+
+/* A thread with no records left only ever gets signals now and then: its
+ * buffer goes back, so threads that ended cost no stream memory. */
+int emit_thread_done(struct conv *c, uint32_t s)
+{
+	int wl = c->src[s].wl;
+	return wl < 0 ? 0 : mt_wl_writer_flush_thread(c->w, wl, c->e);
 }
 
 static uint64_t ticks_to_ns(const struct conv *c, uint64_t ticks)
@@ -117,17 +101,16 @@ static uint64_t ticks_to_ns(const struct conv *c, uint64_t ticks)
 	return (uint64_t)((unsigned __int128)ticks * 1000000000u / c->ts_freq);
 }
 
-int emit_call(struct conv *c, uint32_t s, const struct mt_op *op, uint64_t ts)
+int emit_call(struct conv *c, uint32_t s, struct mt_op *op, uint64_t ts)
 {
 	struct src *x = &c->src[s];
-	if (ensure_stream(c, s) < 0)
+	if (x->wl < 0 && ensure_stream(c, s) < 0)
 		return -1;
-	struct mt_op o = *op;
 	if (c->timing) {
-		o.delta_ns = ts > x->last_ts ? ticks_to_ns(c, ts - x->last_ts) : 0;
+		op->delta_ns = ts > x->last_ts ? ticks_to_ns(c, ts - x->last_ts) : 0;
 		x->last_ts = ts > x->last_ts ? ts : x->last_ts;
 	}
-	if (raw_op(c, s, &o) < 0)
+	if (raw_op(c, s, op) < 0)
 		return -1;
 	c->last_caller = (int)s;
 	c->res.calls++;

@@ -2,9 +2,10 @@
  * heap.c - the running threads, ordered by their next record's timestamp.
  *
  * A binary min-heap of source thread numbers keyed by src.key (ties: lower
- * thread first, so conversion is deterministic).  The converter touches
- * only the top: after each record it re-keys the top and sifts it down,
- * which costs nothing while one thread runs ahead of the rest.
+ * thread first, so conversion is deterministic).  The converter mostly
+ * touches the top: after each record it re-keys the top and sifts it down,
+ * which costs nothing while one thread runs ahead of the rest.  Each thread
+ * knows its place (src.hpos), so a held thread woken early can move up.
  */
 #include "config.h"
 
@@ -16,35 +17,44 @@ static int before(const struct conv *c, uint32_t a, uint32_t b)
 	return ka < kb || (ka == kb && a < b);
 }
 
+static void place(struct conv *c, size_t i, uint32_t s)
+{
+	c->heap[i] = s;
+	c->src[s].hpos = i;
+}
+
 static void sift_down(struct conv *c, size_t i)
 {
-	uint32_t *h = c->heap;
+	uint32_t *h = c->heap, s = h[i];
 	for (;;) {
 		size_t l = 2 * i + 1, m = i;
-		if (l < c->nheap && before(c, h[l], h[m]))
-			m = l;
-		if (l + 1 < c->nheap && before(c, h[l + 1], h[m]))
-			m = l + 1;
+		uint32_t best = s;
+		if (l < c->nheap && before(c, h[l], best))
+			best = h[m = l];
+		if (l + 1 < c->nheap && before(c, h[l + 1], best))
+			best = h[m = l + 1];
 		if (m == i)
-			return;
-		uint32_t t = h[i];
-		h[i] = h[m];
-		h[m] = t;
+			break;
+		place(c, i, best);
 		i = m;
 	}
+	place(c, i, s);
+}
+
+static void sift_up(struct conv *c, size_t i)
+{
+	uint32_t *h = c->heap, s = h[i];
+	while (i && before(c, s, h[(i - 1) / 2])) {
+		place(c, i, h[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	place(c, i, s);
 }
 
 void heap_push(struct conv *c, uint32_t s)
 {
-	uint32_t *h = c->heap;
-	size_t i = c->nheap++;
-	h[i] = s;
-	while (i && before(c, h[i], h[(i - 1) / 2])) {
-		uint32_t t = h[i];
-		h[i] = h[(i - 1) / 2];
-		h[(i - 1) / 2] = t;
-		i = (i - 1) / 2;
-	}
+	c->heap[c->nheap] = s;
+	sift_up(c, c->nheap++);
 }
 
 void heap_fix_top(struct conv *c)
@@ -54,6 +64,15 @@ void heap_fix_top(struct conv *c)
 
 void heap_pop(struct conv *c)
 {
-	c->heap[0] = c->heap[--c->nheap];
-	sift_down(c, 0);
+	c->src[c->heap[0]].hpos = NOT_IN_HEAP;
+	if (--c->nheap) {
+		c->heap[0] = c->heap[c->nheap];
+		sift_down(c, 0);
+	}
+}
+
+void heap_update(struct conv *c, uint32_t s)
+{
+	sift_up(c, c->src[s].hpos);
+	sift_down(c, c->src[s].hpos);
 }

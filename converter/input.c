@@ -6,7 +6,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,16 +49,6 @@ static int stdin_to_file(struct mt_error *e)
 	return 0;
 }
 
-static size_t read_head(const char *path, uint8_t *head, size_t n)
-{
-	int fd = strcmp(path, "-") == 0 ? dup(0) : open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	ssize_t got = pread(fd, head, n, 0);
-	close(fd);
-	return got > 0 ? (size_t)got : 0;
-}
-
 static struct mt_trace *import_log(const char *path, struct mt_error *e)
 {
 	const char *dir = getenv("TMPDIR");
@@ -80,12 +69,10 @@ static struct mt_trace *import_log(const char *path, struct mt_error *e)
 
 struct mt_trace *input_open(const char *path, struct mt_error *e)
 {
-	uint8_t head[4096];
 	if (strcmp(path, "-") == 0 && stdin_to_file(e) < 0)
 		return NULL;
-	size_t n = read_head(path, head, sizeof head);
-	int is_trace = n >= 8 && memcmp(head, MT_TRACE_MAGIC, 8) == 0;
-	if (!is_trace && mt_log_sniff(head, n) != MT_LOG_NONE)
+	enum mt_input_kind kind = mt_input_sniff(path);
+	if (kind == MT_INPUT_MALLOC_LOG || kind == MT_INPUT_GLIBC_MTRACE)
 		return import_log(path, e);
-	return mt_trace_open(path, e);
+	return mt_trace_open(path, e); /* it says what is wrong with anything else */
 }

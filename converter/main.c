@@ -114,6 +114,12 @@ static double per_call(const struct conv_result *r)
 	return r->calls ? (double)r->bytes / (double)r->calls : 0.0;
 }
 
+static void print_nonzero(uint64_t n, const char *one, const char *many)
+{
+	if (n)
+		printf(", %" PRIu64 " %s", n, n == 1 ? one : many);
+}
+
 static void print_summary(const struct opts *o, const struct conv_result *r)
 {
 	const char *out = o->conv.output;
@@ -122,20 +128,22 @@ static void print_summary(const struct opts *o, const struct conv_result *r)
 		json_string(stdout, out);
 		printf(",\"threads\":%" PRIu32 ",\"calls\":%" PRIu64 ",\"never_freed\":%" PRIu64
 		       ",\"unknown_frees\":%" PRIu64 ",\"double_frees\":%" PRIu64
-		       ",\"contradictions\":%" PRIu64 ",\"records\":%" PRIu64 ",\"events\":%" PRIu64
-		       ",\"objects\":%" PRIu64 ",\"syncs\":%" PRIu64 ",\"ideal_peak\":%" PRIu64
-		       ",\"bytes\":%" PRIu64 ",\"bytes_per_call\":%.2f}\n",
+		       ",\"contradictions\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"records\":%" PRIu64
+		       ",\"events\":%" PRIu64 ",\"objects\":%" PRIu64 ",\"syncs\":%" PRIu64
+		       ",\"ideal_peak\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"bytes_per_call\":%.2f}\n",
 		       r->threads, r->calls, r->never_freed, r->unknown_frees, r->double_frees,
-		       r->cycles_broken, r->records, r->events, r->objects, r->syncs, r->ideal_peak,
-		       r->bytes, per_call(r));
+		       r->cycles_broken, r->dropped, r->records, r->events, r->objects, r->syncs,
+		       r->ideal_peak, r->bytes, per_call(r));
 		return;
 	}
 	printf("%s: %" PRIu32 " thread%s, %" PRIu64 " call%s, %" PRIu64 " block%s never freed, %" PRIu64
 	       " unknown free%s", prog, r->threads, r->threads == 1 ? "" : "s", r->calls,
 	       r->calls == 1 ? "" : "s", r->never_freed, r->never_freed == 1 ? "" : "s",
 	       r->unknown_frees, r->unknown_frees == 1 ? "" : "s");
-	if (r->double_frees)
-		printf(", %" PRIu64 " double free%s", r->double_frees, r->double_frees == 1 ? "" : "s");
+	/* What went wrong only when something did, so the common line stays short. */
+	print_nonzero(r->double_frees, "double free", "double frees");
+	print_nonzero(r->cycles_broken, "contradiction", "contradictions");
+	print_nonzero(r->dropped, "call not recorded", "calls not recorded");
 	printf(" -> %s (%" PRIu64 " bytes, %.1f B/call)\n", out, r->bytes, per_call(r));
 }
 
@@ -149,14 +157,20 @@ static int convert_file(struct opts *o, const char *input)
 		mt_error_print(prog, &e);
 		return 1;
 	}
-	for (const char *const *w = mt_trace_warnings(t); w && *w; w++)
-		fprintf(stderr, "%s: warning: %s\n", prog, *w);
 	int rc = convert(t, &o->conv, &res, &e);
-	mt_trace_close(t);
 	if (rc < 0) {
+		mt_trace_close(t);
 		mt_error_print(prog, &e);
 		return 1;
 	}
+	for (const char *const *w = mt_trace_warnings(t); w && *w; w++)
+		fprintf(stderr, "%s: warning: %s\n", prog, *w);
+	mt_trace_close(t);
+	for (uint64_t i = 0; i < res.problems && i < CONV_NOTES; i++)
+		fprintf(stderr, "%s: %s\n", prog, res.notes[i]);
+	if (res.problems > CONV_NOTES)
+		fprintf(stderr, "%s: %s: further problems are counted, not printed\n", prog,
+			o->conv.input_name);
 	print_summary(o, &res);
 	return 0;
 }

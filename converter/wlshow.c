@@ -50,11 +50,12 @@ static void stats_json(FILE *out, const struct mt_wl *w, uint64_t bytes)
 	fprintf(out, ",\"version\":%u,\"timing\":%s,\"threads\":%" PRIu32 ",\"calls\":%" PRIu64
 		",\"ops\":%" PRIu64 ",\"objects\":%" PRIu64 ",\"syncs\":%" PRIu64
 		",\"unknown_frees\":%" PRIu64 ",\"double_frees\":%" PRIu64
-		",\"source_records\":%" PRIu64 ",\"ideal_peak\":%" PRIu64 ",\"bytes\":%" PRIu64
+		",\"contradictions\":%" PRIu64 ",\"source_records\":%" PRIu64
+		",\"source_dropped\":%" PRIu64 ",\"ideal_peak\":%" PRIu64 ",\"bytes\":%" PRIu64
 		",\"bytes_per_call\":%.2f,\"by_call\":{",
 		in->version, in->flags & MT_WLF_TIMING ? "true" : "false", in->threads, calls, in->ops,
-		in->objects, in->syncs, in->unknown_frees, in->double_frees, in->source_records,
-		in->ideal_peak, bytes, per_call(bytes, calls));
+		in->objects, in->syncs, in->unknown_frees, in->double_frees, in->contradictions,
+		in->source_records, in->source_dropped, in->ideal_peak, bytes, per_call(bytes, calls));
 	int n = 0;
 	for (unsigned c = MT_CALL_MALLOC; c <= MT_CALL_FREE_ALIGNED_SIZED; c++)
 		if (in->calls[c])
@@ -82,7 +83,12 @@ void wl_print_stats(FILE *out, const struct mt_wl *w, uint64_t bytes, int json)
 		" objects, %" PRIu64 " sync points\n", in->threads, in->threads == 1 ? "" : "s",
 		calls, in->ops, in->objects, in->syncs);
 	fprintf(out, "from %" PRIu64 " trace records: %" PRIu64 " unknown frees, %" PRIu64
-		" double frees dropped\n", in->source_records, in->unknown_frees, in->double_frees);
+		" double frees dropped", in->source_records, in->unknown_frees, in->double_frees);
+	if (in->contradictions)
+		fprintf(out, ", %" PRIu64 " contradictions resolved", in->contradictions);
+	if (in->source_dropped)
+		fprintf(out, "; %" PRIu64 " calls the recorder did not record", in->source_dropped);
+	putc('\n', out);
 	fprintf(out, "ideal peak %" PRIu64 " bytes live; file %" PRIu64 " bytes, %.2f B/call\n",
 		in->ideal_peak, bytes, per_call(bytes, calls));
 	fprintf(out, "calls by type:\n");

@@ -13,10 +13,12 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "log_internal.h"
 #include "trace.h"
@@ -129,6 +131,24 @@ enum mt_log_kind mt_log_sniff(const uint8_t *head, size_t len)
 	    (p + 1 < end && strchr("@+-<>!", *p) && p[1] == ' '))
 		return MT_LOG_GLIBC_MTRACE;
 	return MT_LOG_TEXT;
+}
+
+enum mt_input_kind mt_input_sniff(const char *path)
+{
+	uint8_t head[4096];
+	int fd = strcmp(path, "-") == 0 ? dup(0) : open(path, O_RDONLY);
+	if (fd < 0)
+		return MT_INPUT_UNKNOWN;
+	ssize_t got = pread(fd, head, sizeof head, 0);
+	close(fd);
+	size_t n = got > 0 ? (size_t)got : 0;
+	if (n >= 8 && memcmp(head, MT_TRACE_MAGIC, 8) == 0)
+		return MT_INPUT_TRACE;
+	switch (mt_log_sniff(head, n)) {
+	case MT_LOG_MALLOC_LOG: return MT_INPUT_MALLOC_LOG;
+	case MT_LOG_GLIBC_MTRACE: return MT_INPUT_GLIBC_MTRACE;
+	default: return MT_INPUT_UNKNOWN;
+	}
 }
 
 /* ---- reading ---- */

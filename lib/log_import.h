@@ -1,6 +1,6 @@
 /*
  * log_import.h - turn text logs of malloc calls into a trace, so trace2wl
- * converts them like recorder output.
+ * converts them like recorder output; and tell an input's format.
  *
  * Two kinds of text are understood: the malloc-log lines printed by
  * stap/malloc-log.stp and its bpftrace twin (format in docs/FORMAT.md), and
@@ -22,6 +22,16 @@ enum mt_log_kind { MT_LOG_NONE = 0, MT_LOG_MALLOC_LOG = 1, MT_LOG_GLIBC_MTRACE =
  * if they are empty or not text (a trace, or anything binary), so that
  * every text input is the importer's to judge, line by line. */
 enum mt_log_kind mt_log_sniff(const uint8_t *head, size_t len);
+
+enum mt_input_kind {
+	MT_INPUT_UNKNOWN = 0, MT_INPUT_TRACE, MT_INPUT_MALLOC_LOG, MT_INPUT_GLIBC_MTRACE
+};
+
+/* What the file at path holds, by its first bytes: a recorder trace, one of
+ * the logs above, or neither (also when it cannot be read: opening it
+ * properly says why).  "-" is standard input, which must be a regular file
+ * to be read again afterwards. */
+enum mt_input_kind mt_input_sniff(const char *path);
 
 /* Reads the log at path ("-" for standard input) and writes the same calls
  * as a trace file at trace_path.  Returns 0, or -1 with e set to a one-line

@@ -86,10 +86,26 @@ struct mt_trace_cursor {
 	uint64_t recno; /* index of the next record within the thread */
 };
 void mt_trace_cursor_init(struct mt_trace_cursor *c, const struct mt_trace *t, size_t thread);
-/* 1 with *r (and *recno, the record's index in its thread) set; 0 at the end;
- * -1 on a corrupt record, with e set to "FILE: offset N: ...". */
-int mt_trace_cursor_next(struct mt_trace_cursor *c, struct mt_rec *r, uint64_t *recno,
+/* The rest of mt_trace_cursor_next, past a decode that gave rc: on to the
+ * next window, or the end, or an error. */
+int mt_trace_cursor_turn(struct mt_trace_cursor *c, int rc, struct mt_rec *r, uint64_t *recno,
 			 struct mt_error *e);
+
+/* 1 with *r (and *recno, the record's index in its thread) set; 0 at the end;
+ * -1 on a corrupt record, with e set to "FILE: offset N: ...".  Inline: a
+ * converter calls it once per record, and all but the last record of a
+ * window need only the decode. */
+static inline int mt_trace_cursor_next(struct mt_trace_cursor *c, struct mt_rec *r,
+				       uint64_t *recno, struct mt_error *e)
+{
+	size_t len;
+	int rc = mt_rec_decode(c->p, c->end, &c->st, r, &len);
+	if (rc != MT_DEC_OK)
+		return mt_trace_cursor_turn(c, rc, r, recno, e);
+	c->p += len;
+	*recno = c->recno++;
+	return 1;
+}
 
 /* All records of all threads merged by timestamp (ties: lower thread first). */
 struct mt_trace_merge;

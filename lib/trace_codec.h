@@ -63,27 +63,63 @@ static inline void mt_codec_init(struct mt_codec_state *s, uint64_t base_ts)
 	s->last_ptr = 0;
 }
 
+/*
+ * Which fields a call's record carries, one bit each, as in the table above.
+ * The decoder reads a record by these bits, the encoder writes it by them,
+ * and the tools and the converter ask them: one table, so none can
+ * disagree.  Where the call is a constant (the recorder's wrappers) the
+ * compiler reads the table at build time, so the encoder stays as fast.
+ */
+enum {
+	MT_FIELD_IN = 1,     /* the pointer passed in, unless NULL_IN */
+	MT_FIELD_ALIGN = 2,
+	MT_FIELD_NMEMB = 4,
+	MT_FIELD_SIZE = 8,
+	MT_FIELD_OUT = 16,   /* allocates: out and slack, unless NULL_OUT */
+	MT_FIELD_RC = 32,    /* posix_memalign: rc in their place with NULL_OUT */
+	MT_FIELD_EVENT = 64, /* kind, nargs, args */
+};
+
+static const uint8_t mt_call_fields[32] = {
+	[MT_CALL_MALLOC] = MT_FIELD_SIZE | MT_FIELD_OUT,
+	[MT_CALL_FREE] = MT_FIELD_IN,
+	[MT_CALL_CALLOC] = MT_FIELD_NMEMB | MT_FIELD_SIZE | MT_FIELD_OUT,
+	[MT_CALL_REALLOC] = MT_FIELD_IN | MT_FIELD_SIZE | MT_FIELD_OUT,
+	[MT_CALL_REALLOCARRAY] = MT_FIELD_IN | MT_FIELD_NMEMB | MT_FIELD_SIZE | MT_FIELD_OUT,
+	[MT_CALL_MEMALIGN] = MT_FIELD_ALIGN | MT_FIELD_SIZE | MT_FIELD_OUT,
+	[MT_CALL_POSIX_MEMALIGN] = MT_FIELD_ALIGN | MT_FIELD_SIZE | MT_FIELD_OUT | MT_FIELD_RC,
+	[MT_CALL_ALIGNED_ALLOC] = MT_FIELD_ALIGN | MT_FIELD_SIZE | MT_FIELD_OUT,
+	[MT_CALL_VALLOC] = MT_FIELD_SIZE | MT_FIELD_OUT,
+	[MT_CALL_PVALLOC] = MT_FIELD_SIZE | MT_FIELD_OUT,
+	[MT_CALL_FREE_SIZED] = MT_FIELD_IN | MT_FIELD_SIZE,
+	[MT_CALL_FREE_ALIGNED_SIZED] = MT_FIELD_IN | MT_FIELD_ALIGN | MT_FIELD_SIZE,
+	[MT_CALL_EVENT] = MT_FIELD_EVENT,
+};
+
+/* The fields of call; 0 for numbers that are no call. */
+static inline unsigned mt_call_field_set(unsigned call)
+{
+	return call < sizeof mt_call_fields ? mt_call_fields[call] : 0;
+}
+
 static inline int mt_call_has_in(unsigned call)
 {
-	return call == MT_CALL_REALLOC || call == MT_CALL_REALLOCARRAY || call == MT_CALL_FREE ||
-	       call == MT_CALL_FREE_SIZED || call == MT_CALL_FREE_ALIGNED_SIZED;
+	return mt_call_field_set(call) & MT_FIELD_IN;
 }
 
 static inline int mt_call_allocates(unsigned call)
 {
-	return call != MT_CALL_NONE && call != MT_CALL_FREE && call != MT_CALL_FREE_SIZED &&
-	       call != MT_CALL_FREE_ALIGNED_SIZED && call != MT_CALL_EVENT && call < MT_CALL_COUNT;
+	return mt_call_field_set(call) & MT_FIELD_OUT;
 }
 
 static inline int mt_call_has_nmemb(unsigned call)
 {
-	return call == MT_CALL_CALLOC || call == MT_CALL_REALLOCARRAY;
+	return mt_call_field_set(call) & MT_FIELD_NMEMB;
 }
 
 static inline int mt_call_has_align(unsigned call)
 {
-	return call == MT_CALL_MEMALIGN || call == MT_CALL_ALIGNED_ALLOC ||
-	       call == MT_CALL_POSIX_MEMALIGN || call == MT_CALL_FREE_ALIGNED_SIZED;
+	return mt_call_field_set(call) & MT_FIELD_ALIGN;
 }
 
 /* Bytes the caller asked for; what usable size is measured against. */
@@ -110,11 +146,11 @@ static inline __attribute__((always_inline)) size_t mt_rec_encode(uint8_t *dst, 
 				   const struct mt_rec *r, uint8_t *head)
 {
 	uint8_t *p = dst + 1;
-	unsigned call = r->call;
+	unsigned call = r->call, f = mt_call_field_set(call);
 
 	p += mt_varint_put(p, r->ts - s->last_ts);
 	s->last_ts = r->ts;
-	if (call == MT_CALL_EVENT) {
+	if (f & MT_FIELD_EVENT) {
 		p += mt_varint_put(p, r->event);
 		p += mt_varint_put(p, r->nargs);
 		for (uint32_t i = 0; i < r->nargs; i++)
@@ -122,19 +158,19 @@ static inline __attribute__((always_inline)) size_t mt_rec_encode(uint8_t *dst, 
 		*head = (uint8_t)call;
 		return (size_t)(p - dst);
 	}
-	if (mt_call_has_in(call) && !(r->flags & MT_RF_NULL_IN))
+	if (f & MT_FIELD_IN && !(r->flags & MT_RF_NULL_IN))
 		p += mt_put_ptr(p, s, r->ptr_in);
-	if (mt_call_has_align(call))
+	if (f & MT_FIELD_ALIGN)
 		p += mt_varint_put(p, r->align);
-	if (mt_call_has_nmemb(call))
+	if (f & MT_FIELD_NMEMB)
 		p += mt_varint_put(p, r->nmemb);
-	if (call != MT_CALL_FREE)
+	if (f & MT_FIELD_SIZE)
 		p += mt_varint_put(p, r->size);
-	if (mt_call_allocates(call)) {
+	if (f & MT_FIELD_OUT) {
 		if (!(r->flags & MT_RF_NULL_OUT)) {
 			p += mt_put_ptr(p, s, r->ptr_out);
 			p += mt_varint_put(p, mt_zigzag((int64_t)(r->usable - mt_rec_requested(r))));
-		} else if (call == MT_CALL_POSIX_MEMALIGN) {
+		} else if (f & MT_FIELD_RC) {
 			p += mt_varint_put(p, r->rc);
 		}
 	}
@@ -147,7 +183,8 @@ enum { MT_DEC_OK = 1, MT_DEC_END = 0, MT_DEC_CORRUPT = -1 };
 /*
  * Decodes the record at [p, end).  Returns MT_DEC_END when p == end or the
  * head byte is 0 (no more records: an unwritten or unfinished one),
- * MT_DEC_CORRUPT when the bytes cannot be a record, else MT_DEC_OK with
+ * MT_DEC_CORRUPT when the bytes cannot be a record (call 0 under flags, a
+ * pointer of 0 without its NULL flag, a bad varint...), else MT_DEC_OK with
  * *len set.  Fields the call does not use are zeroed.
  */
 static inline int mt_rec_decode(const uint8_t *p, const uint8_t *end, struct mt_codec_state *s,
@@ -158,15 +195,18 @@ static inline int mt_rec_decode(const uint8_t *p, const uint8_t *end, struct mt_
 
 	if (p >= end || *p == 0)
 		return MT_DEC_END;
-	*r = (struct mt_rec){ .call = *p & 0x0f, .flags = *p & 0xf0 };
-	q++;
-	unsigned call = r->call;
-	if (call >= MT_CALL_COUNT)
-		return MT_DEC_CORRUPT;
-	if (mt_varint_get(&q, end, &v))
+	unsigned head = *q++, f = mt_call_field_set(head & 0x0f);
+	/* Field by field: a compound literal is zeroed with rep stos, whose start
+	 * costs more than the whole record. */
+	r->call = (uint8_t)(head & 0x0f);
+	r->flags = (uint8_t)(head & 0xf0);
+	r->rc = r->event = r->nargs = 0;
+	r->ptr_in = r->ptr_out = r->size = r->nmemb = r->align = r->usable = 0;
+	r->args[0] = r->args[1] = r->args[2] = r->args[3] = 0;
+	if (!f || mt_varint_get(&q, end, &v)) /* call 0 under flags alone, or 14, 15 */
 		return MT_DEC_CORRUPT;
 	r->ts = s->last_ts + v;
-	if (call == MT_CALL_EVENT) {
+	if (f & MT_FIELD_EVENT) {
 		uint64_t ev, nargs;
 		if (r->flags || mt_varint_get(&q, end, &ev) || mt_varint_get(&q, end, &nargs) ||
 		    nargs > MT_EVENT_ARGS_MAX || ev > UINT32_MAX)
@@ -178,28 +218,28 @@ static inline int mt_rec_decode(const uint8_t *p, const uint8_t *end, struct mt_
 				return MT_DEC_CORRUPT;
 		goto done;
 	}
-	if (mt_call_has_in(call) && !(r->flags & MT_RF_NULL_IN)) {
+	if (f & MT_FIELD_IN && !(head & MT_RF_NULL_IN)) {
 		if (mt_varint_get(&q, end, &v))
 			return MT_DEC_CORRUPT;
 		r->ptr_in = s->last_ptr + (uint64_t)mt_unzigzag(v);
 		s->last_ptr = r->ptr_in;
+		if (!r->ptr_in) /* NULL is said by the flag, never by the value */
+			return MT_DEC_CORRUPT;
 	}
-	if (mt_call_has_align(call) && mt_varint_get(&q, end, &r->align))
+	if ((f & MT_FIELD_ALIGN && mt_varint_get(&q, end, &r->align)) ||
+	    (f & MT_FIELD_NMEMB && mt_varint_get(&q, end, &r->nmemb)) ||
+	    (f & MT_FIELD_SIZE && mt_varint_get(&q, end, &r->size)))
 		return MT_DEC_CORRUPT;
-	if (mt_call_has_nmemb(call) && mt_varint_get(&q, end, &r->nmemb))
-		return MT_DEC_CORRUPT;
-	if (call != MT_CALL_FREE && mt_varint_get(&q, end, &r->size))
-		return MT_DEC_CORRUPT;
-	if (mt_call_allocates(call)) {
-		if (!(r->flags & MT_RF_NULL_OUT)) {
+	if (f & MT_FIELD_OUT) {
+		if (!(head & MT_RF_NULL_OUT)) {
 			if (mt_varint_get(&q, end, &v))
 				return MT_DEC_CORRUPT;
 			r->ptr_out = s->last_ptr + (uint64_t)mt_unzigzag(v);
 			s->last_ptr = r->ptr_out;
-			if (mt_varint_get(&q, end, &v))
+			if (!r->ptr_out || mt_varint_get(&q, end, &v))
 				return MT_DEC_CORRUPT;
 			r->usable = mt_rec_requested(r) + (uint64_t)mt_unzigzag(v);
-		} else if (call == MT_CALL_POSIX_MEMALIGN) {
+		} else if (f & MT_FIELD_RC) {
 			if (mt_varint_get(&q, end, &v) || v > UINT32_MAX)
 				return MT_DEC_CORRUPT;
 			r->rc = (uint32_t)v;

@@ -15,6 +15,11 @@ static const struct mt_trace_window *cur_window(const struct mt_trace_cursor *c)
 	return &c->t->wins[c->t->threads[c->thread].first_win + c->window];
 }
 
+/*
+ * Maps the window's records in with one system call, where the kernel can
+ * (MADV_POPULATE_READ, Linux 5.14): reading them page by page took a fault
+ * each, a tenth of a converter's time.  Elsewhere the faults just happen.
+ */
 static void enter_window(struct mt_trace_cursor *c)
 {
 	const struct mt_trace_window *w = cur_window(c);
@@ -22,6 +27,9 @@ static void enter_window(struct mt_trace_cursor *c)
 	c->end = c->t->map + w->data_end;
 	c->recno = w->first_rec;
 	mt_codec_init(&c->st, w->base_ts);
+#ifdef MADV_POPULATE_READ
+	madvise((void *)(c->t->map + w->off), w->data_end - w->off, MADV_POPULATE_READ);
+#endif
 }
 
 void mt_trace_cursor_init(struct mt_trace_cursor *c, const struct mt_trace *t, size_t thread)
@@ -60,19 +68,13 @@ static void release_window(const struct mt_trace_cursor *c)
 		c->t->len - w->off : w->size, MADV_DONTNEED);
 }
 
-int mt_trace_cursor_next(struct mt_trace_cursor *c, struct mt_rec *r, uint64_t *recno,
+int mt_trace_cursor_turn(struct mt_trace_cursor *c, int rc, struct mt_rec *r, uint64_t *recno,
 			 struct mt_error *e)
 {
 	const struct mt_trace_thread *th = &c->t->threads[c->thread];
 	size_t len;
 
 	while (c->window < th->nwin) {
-		int rc = mt_rec_decode(c->p, c->end, &c->st, r, &len);
-		if (rc == MT_DEC_OK) {
-			c->p += len;
-			*recno = c->recno++;
-			return 1;
-		}
 		if (rc == MT_DEC_CORRUPT)
 			return mt_error_set(e, c->t->path, "offset %llu: record %u:%llu does not decode",
 					    (unsigned long long)(c->p - c->t->map), th->tid,
@@ -80,8 +82,15 @@ int mt_trace_cursor_next(struct mt_trace_cursor *c, struct mt_rec *r, uint64_t *
 		if (leave_window(c, e))
 			return -1;
 		release_window(c);
-		if (++c->window < th->nwin)
-			enter_window(c);
+		if (++c->window == th->nwin)
+			break;
+		enter_window(c);
+		rc = mt_rec_decode(c->p, c->end, &c->st, r, &len);
+		if (rc == MT_DEC_OK) {
+			c->p += len;
+			*recno = c->recno++;
+			return 1;
+		}
 	}
 	return 0;
 }

@@ -10,10 +10,16 @@
 
 #include "trace.h"
 
+/* What the kernel maps around a page fault on a file (fault_around_bytes,
+ * 64 KiB by default): reading one page of a window maps its neighbours'
+ * pages too, and those stay resident unless dropped with it. */
+#define MT_FAULT_AROUND (64u << 10)
+
 struct mt_trace_window {
 	uint64_t off;       /* file offset of the window header */
 	uint64_t data_end;  /* file offset past the last complete record */
 	uint64_t base_ts, base_mono, first_rec;
+	uint64_t first_ts;  /* of its first record, base_ts if it has none */
 	uint32_t tid, seq, size, flags;
 	uint32_t count;     /* records: from the header if closed, else decoded */
 	int checked;        /* count/used came from the header: verify on reading */

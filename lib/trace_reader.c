@@ -148,16 +148,18 @@ static int push_window(struct mt_trace *t, const struct mt_trace_window *w, size
 
 /*
  * A record that fails to decode right at a cut may just be incomplete: it is
- * cut if it decodes once the missing bytes are supplied as zeros and would
- * have reached past the cut.
+ * cut if it decodes once the missing bytes are supplied and would have
+ * reached past the cut.  The filler is 2, not 0: a missing pointer must not
+ * come out as 0 (no pointer), which the decoder refuses.
  */
 static int cut_record(const uint8_t *p, const uint8_t *end, struct mt_codec_state st)
 {
-	uint8_t buf[2 * MT_RECORD_MAX] = { 0 };
+	uint8_t buf[2 * MT_RECORD_MAX];
 	size_t have = (size_t)(end - p), len;
 	struct mt_rec r;
 	if (have >= MT_RECORD_MAX)
 		return 0;
+	memset(buf, 2, sizeof buf);
 	memcpy(buf, p, have);
 	return mt_rec_decode(buf, buf + sizeof buf, &st, &r, &len) == MT_DEC_OK && len > have;
 }
@@ -199,7 +201,8 @@ static int parse_window(struct mt_trace *t, uint64_t off, uint64_t limit,
 	};
 	uint32_t used = mt_get_le32(h + MT_WH_USED);
 	if (w->tid == 0 || w->size < MT_TRACE_ALIGN || w->size % MT_TRACE_ALIGN ||
-	    w->size > (1u << 30) || (w->flags & MT_WHF_CLOSED && used > w->size - MT_WINDOW_HEADER_SIZE))
+	    w->size > (1u << 30) || w->flags & ~(uint32_t)(MT_WHF_CLOSED | MT_WHF_LAST) ||
+	    (w->flags & MT_WHF_CLOSED && used > w->size - MT_WINDOW_HEADER_SIZE))
 		return mt_error_set(e, t->path, "offset %llu: corrupt window header",
 				    (unsigned long long)off);
 
@@ -218,6 +221,15 @@ static int parse_window(struct mt_trace *t, uint64_t off, uint64_t limit,
 	} else {
 		scan_window(t, w, wend);
 	}
+	/* Threads are ordered by their first record's time: read it now, while
+	 * its page is mapped anyway (it follows the header). */
+	struct mt_codec_state st;
+	struct mt_rec r;
+	size_t len;
+	mt_codec_init(&st, w->base_ts);
+	w->first_ts = w->base_ts;
+	if (w->count && mt_rec_decode(t->map + start, t->map + w->data_end, &st, &r, &len) == MT_DEC_OK)
+		w->first_ts = r.ts;
 	return 0;
 }
 
@@ -234,6 +246,7 @@ static void warn_zero_run(struct mt_trace *t, uint64_t start, uint64_t end)
 static int walk_windows(struct mt_trace *t, struct mt_error *e)
 {
 	uint64_t limit = t->len, zero_from = 0, off = MT_TRACE_HEADER_SIZE;
+	uint64_t dropped = MT_TRACE_HEADER_SIZE; /* mapped pages below it are dropped */
 	size_t cap = 0, open = 0;
 
 	if (t->info.flags & MT_FHF_CLOSED && t->info.end_offset) {
@@ -260,8 +273,10 @@ static int walk_windows(struct mt_trace *t, struct mt_error *e)
 			return mt_error_set(e, t->path, "offset %llu: corrupt window header",
 					    (unsigned long long)off);
 		if (avail < MT_WINDOW_HEADER_SIZE) {
-			warn(t, "truncated at offset %llu (inside a window header)",
-			     (unsigned long long)limit);
+			if (!t->cut_warned)
+				warn(t, "truncated at offset %llu (inside a window header)",
+				     (unsigned long long)limit);
+			t->cut_warned = 1;
 			break;
 		}
 		struct mt_trace_window w;
@@ -269,10 +284,23 @@ static int walk_windows(struct mt_trace *t, struct mt_error *e)
 			return -1;
 		if (push_window(t, &w, &cap))
 			return mt_error_set(e, t->path, "out of memory");
+		/* Reading the header mapped the 64 KiB around it (the kernel's
+		 * fault-around), the tail of windows walked before included,
+		 * which would stay resident until a cursor came by: a long
+		 * trace's index would hold much of the file.  So all of that goes;
+		 * the cursors map pages again as they read them. */
+		uint64_t from = off & ~(uint64_t)(MT_FAULT_AROUND - 1);
+		uint64_t to = off + w.size < limit ? off + w.size : limit;
+		if (from > dropped)
+			from = dropped;
+		madvise((void *)(t->map + from), to - from, MADV_DONTNEED);
+		dropped = to & ~(uint64_t)(MT_TRACE_ALIGN - 1);
 		open += !(w.flags & MT_WHF_CLOSED);
 		off += w.size;
 	}
 	warn_zero_run(t, zero_from, off < limit ? off : limit);
+	if (dropped < t->len) /* pages mapped around the last header */
+		madvise((void *)(t->map + dropped), t->len - dropped, MADV_DONTNEED);
 	if (open)
 		warn(t, "%zu window%s left open (the recorder did not stop cleanly): "
 		     "read up to the last complete record", open, open == 1 ? "" : "s");
@@ -323,16 +351,9 @@ static void check_sequence(struct mt_trace *t, const struct mt_trace_window *pre
 /* Timestamp of the thread's first record (its first window's base if none). */
 static uint64_t first_ts(const struct mt_trace *t, const struct mt_trace_thread *th)
 {
-	for (size_t i = th->first_win; i < th->first_win + th->nwin; i++) {
-		const struct mt_trace_window *w = &t->wins[i];
-		struct mt_codec_state st;
-		struct mt_rec r;
-		size_t len;
-		mt_codec_init(&st, w->base_ts);
-		if (mt_rec_decode(t->map + w->off + MT_WINDOW_HEADER_SIZE, t->map + w->data_end, &st,
-				  &r, &len) == MT_DEC_OK)
-			return r.ts;
-	}
+	for (size_t i = th->first_win; i < th->first_win + th->nwin; i++)
+		if (t->wins[i].count)
+			return t->wins[i].first_ts;
 	return t->wins[th->first_win].base_ts;
 }
 

@@ -61,6 +61,27 @@ static inline int mt_varint_get(const uint8_t **pp, const uint8_t *end, uint64_t
 		return 0;
 	}
 	uint64_t v = 0;
+	/* Most values of both formats fit one byte (times, sizes, slack) and
+	 * nearly all fit four (pointer deltas take two to four): those are read
+	 * at once, without a branch per byte. */
+	if (p < end && *p < 0x80) {
+		*out = *p;
+		*pp = p + 1;
+		return 0;
+	}
+	if (end - p >= 4) {
+		uint32_t w = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+			     (uint32_t)p[3] << 24;
+		uint32_t stops = ~w & 0x80808080u;
+		if (stops) {
+			unsigned n = (unsigned)__builtin_ctz(stops) / 8 + 1;
+			uint32_t all = (w & 0x7f) | (w >> 1 & 0x3f80) | (w >> 2 & 0x1fc000) |
+				       (w >> 3 & 0xfe00000);
+			*out = all & (0xfffffffu >> (28 - 7 * n));
+			*pp = p + n;
+			return 0;
+		}
+	}
 	for (unsigned shift = 0; shift < 64; shift += 7) {
 		if (p >= end)
 			return -1;

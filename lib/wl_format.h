@@ -15,7 +15,9 @@
  *                  MT_OP_WAIT); bit 5 MT_OPF_NULL_OUT (the call returned NULL
  *                  when recorded); bit 6 MT_OPF_NULL_IN (pointer arg was NULL);
  *                  bit 7 must be 0.
- *   [delta]  ns since this thread's previous op, only with MT_WLF_TIMING
+ *   [delta]  only with MT_WLF_TIMING: ns since this thread's previous call in
+ *            the trace (for its first call, since the trace started); 0 on
+ *            SIGNAL and WAIT, which the trace does not have
  *   calls:   [old] [new] [align] [nmemb] [size]
  *            old  - object passed in (realloc*, free*): zigzag(index - last_new),
  *                   absent with NULL_IN
@@ -62,7 +64,10 @@ enum {
 	MT_WH_L_DOUBLE_FREES = 56, /* 8  frees of blocks already freed, dropped */
 	MT_WH_L_SOURCE_RECORDS = 64,/* 8 records read from the trace */
 	MT_WH_L_IDEAL_PEAK = 72,   /* 8  peak of live requested bytes, in conversion order */
+	MT_WH_L_SOURCE_DROPPED = 80,/* 8 calls the recorder did not record (trace header) */
+	MT_WH_L_CONTRADICTIONS = 88,/* 8 blocks taken as freed where the trace contradicts itself */
 	MT_WH_L_CALLS = 96,        /* 16 x 8: ops per opcode 0..15 */
+	MT_WH_L_RESERVED2 = 224,   /* 32 zero */
 };
 
 /* Thread table entry field offsets. */
@@ -78,7 +83,7 @@ enum {
 struct mt_op {
 	uint8_t code;      /* enum mt_call 1..12, MT_OP_SIGNAL or MT_OP_WAIT */
 	uint8_t flags;     /* MT_OPF_* */
-	uint64_t delta_ns; /* with MT_WLF_TIMING */
+	uint64_t delta_ns; /* with MT_WLF_TIMING: ns since the thread's previous call */
 	uint64_t old_obj;  /* 0 when none or NULL */
 	uint64_t new_obj;  /* 0 when none or NULL */
 	uint64_t align, nmemb, size;
@@ -107,7 +112,11 @@ static inline int mt_op_releases_old(const struct mt_op *op)
 		return 0;
 	if (!mt_call_allocates(op->code) || !(op->flags & MT_OPF_NULL_OUT))
 		return 1;
-	return (op->code == MT_CALL_REALLOCARRAY ? op->nmemb * op->size : op->size) == 0;
+	if (op->code != MT_CALL_REALLOCARRAY)
+		return op->size == 0;
+	/* A product that wraps to 0 asked for more than memory, not for nothing. */
+	uint64_t bytes;
+	return !__builtin_mul_overflow(op->nmemb, op->size, &bytes) && bytes == 0;
 }
 
 /* Encodes op at dst (MT_WL_OP_MAX bytes); returns its length. */
@@ -124,17 +133,18 @@ static inline size_t mt_op_encode(uint8_t *dst, struct mt_op_state *s, const str
 		p += mt_varint_put(p, op->sync);
 		return (size_t)(p - dst);
 	}
-	if (mt_call_has_in(code) && !(op->flags & MT_OPF_NULL_IN))
+	unsigned f = mt_call_field_set(code); /* a call's op has its record's fields */
+	if (f & MT_FIELD_IN && !(op->flags & MT_OPF_NULL_IN))
 		p += mt_varint_put(p, mt_zigzag((int64_t)(op->old_obj - s->last_new)));
-	if (mt_call_allocates(code) && !(op->flags & MT_OPF_NULL_OUT)) {
+	if (f & MT_FIELD_OUT && !(op->flags & MT_OPF_NULL_OUT)) {
 		p += mt_varint_put(p, op->new_obj - s->last_new);
 		s->last_new = op->new_obj;
 	}
-	if (mt_call_has_align(code))
+	if (f & MT_FIELD_ALIGN)
 		p += mt_varint_put(p, op->align);
-	if (mt_call_has_nmemb(code))
+	if (f & MT_FIELD_NMEMB)
 		p += mt_varint_put(p, op->nmemb);
-	if (code != MT_CALL_FREE)
+	if (f & MT_FIELD_SIZE)
 		p += mt_varint_put(p, op->size);
 	return (size_t)(p - dst);
 }
@@ -171,22 +181,21 @@ static inline __attribute__((always_inline)) int mt_op_decode(const uint8_t **pp
 	}
 	if (!mt_op_is_call(code))
 		return -1;
-	if (mt_call_has_in(code) && !(op->flags & MT_OPF_NULL_IN)) {
+	unsigned f = mt_call_field_set(code);
+	if (f & MT_FIELD_IN && !(op->flags & MT_OPF_NULL_IN)) {
 		if (mt_varint_get(&p, end, &v))
 			return -1;
 		op->old_obj = s->last_new + (uint64_t)mt_unzigzag(v);
 	}
-	if (mt_call_allocates(code) && !(op->flags & MT_OPF_NULL_OUT)) {
+	if (f & MT_FIELD_OUT && !(op->flags & MT_OPF_NULL_OUT)) {
 		if (mt_varint_get(&p, end, &v))
 			return -1;
 		op->new_obj = s->last_new + v;
 		s->last_new = op->new_obj;
 	}
-	if (mt_call_has_align(code) && mt_varint_get(&p, end, &op->align))
-		return -1;
-	if (mt_call_has_nmemb(code) && mt_varint_get(&p, end, &op->nmemb))
-		return -1;
-	if (code != MT_CALL_FREE && mt_varint_get(&p, end, &op->size))
+	if ((f & MT_FIELD_ALIGN && mt_varint_get(&p, end, &op->align)) ||
+	    (f & MT_FIELD_NMEMB && mt_varint_get(&p, end, &op->nmemb)) ||
+	    (f & MT_FIELD_SIZE && mt_varint_get(&p, end, &op->size)))
 		return -1;
 	*pp = p;
 	return 0;

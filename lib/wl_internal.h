@@ -16,8 +16,9 @@ struct mt_wl {
 	struct mt_wl_thread *threads;
 };
 
-/* Runs every stream once in an order the sync points allow; -1 with e set
- * at the first op a replay could not perform. */
+/* Runs every stream once in an order the sync points allow, proving each
+ * handoff ordered in all of them; -1 with e set at the first op a replay
+ * could not perform, or could perform before what it depends on. */
 int mt_wl_check(const struct mt_wl *w, struct mt_error *e);
 
 #endif

@@ -42,6 +42,14 @@ static int map_file(struct mt_wl *w, const char *path, struct mt_error *e)
 	return 0;
 }
 
+static int all_zero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
 static int parse_header(struct mt_wl *w, struct mt_error *e)
 {
 	const uint8_t *h = w->map;
@@ -68,6 +76,8 @@ static int parse_header(struct mt_wl *w, struct mt_error *e)
 	in->double_frees = mt_get_le64(h + MT_WH_L_DOUBLE_FREES);
 	in->source_records = mt_get_le64(h + MT_WH_L_SOURCE_RECORDS);
 	in->ideal_peak = mt_get_le64(h + MT_WH_L_IDEAL_PEAK);
+	in->source_dropped = mt_get_le64(h + MT_WH_L_SOURCE_DROPPED);
+	in->contradictions = mt_get_le64(h + MT_WH_L_CONTRADICTIONS);
 	for (int i = 0; i < 16; i++)
 		in->calls[i] = mt_get_le64(h + MT_WH_L_CALLS + 8 * i);
 
@@ -75,6 +85,10 @@ static int parse_header(struct mt_wl *w, struct mt_error *e)
 	    (in->endian != 1 && in->endian != 2) || (in->ptr_size != 4 && in->ptr_size != 8) ||
 	    in->flags & ~(uint32_t)MT_WLF_TIMING)
 		return mt_error_set(e, w->path, "corrupt header (version, size, endian or flags)");
+	/* Reserved bytes are zero in version 1: anything else was not written by
+	 * a version 1 writer, or is damage. */
+	if (!all_zero(h + MT_WH_L_RESERVED2, MT_WL_HEADER_SIZE - MT_WH_L_RESERVED2))
+		return mt_error_set(e, w->path, "corrupt header: reserved bytes are not zero");
 	return 0;
 }
 
@@ -98,10 +112,9 @@ static int parse_threads(struct mt_wl *w, struct mt_error *e)
 		th->offset = mt_get_le64(t + MT_WT_OFFSET);
 		th->length = mt_get_le64(t + MT_WT_LENGTH);
 		th->ops = mt_get_le64(t + MT_WT_OPS);
-		uint32_t flags = mt_get_le32(t + MT_WT_FLAGS);
-		if (flags)
-			return mt_error_set(e, w->path, "thread %u (tid %u): reserved flags 0x%x are "
-					    "not 0", i, th->tid, flags);
+		if (mt_get_le32(t + MT_WT_FLAGS))
+			return mt_error_set(e, w->path, "thread %u (tid %u): flags %#x, none is defined",
+					    i, th->tid, mt_get_le32(t + MT_WT_FLAGS));
 		if (th->offset != off || th->length > w->len - off)
 			return mt_error_set(e, w->path,
 					    "thread %u (tid %u): stream at %llu, %llu bytes, does not "

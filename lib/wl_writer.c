@@ -5,14 +5,18 @@
  * thread's stream contiguous.  Holding the streams in memory would make the
  * converter's footprint grow with the trace, so each thread encodes into a
  * small buffer; a full buffer is appended as one chunk to a single unlinked
- * spill file and only its chunk number is kept.  Finishing writes the header
- * and thread table, copies each thread's chunks in order, fsyncs, and renames
- * the temporary output into place: a failed run leaves no workload behind.
+ * spill file and only the chunk's place is kept.  Buffers start small and
+ * grow to CHUNK, and a thread that is done hands its buffer back
+ * (mt_wl_writer_flush_thread), so thousands of short threads cost little.
+ * Finishing writes the header and thread table, copies each thread's chunks
+ * in order, fsyncs, and links the output into place: a failed or
+ * interrupted run leaves no workload behind.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,14 +25,22 @@
 
 #include "workload.h"
 
-#define CHUNK (16u << 10) /* per-thread buffer, and the spill file's unit */
+#define CHUNK (64u << 10)  /* largest per-thread buffer, and spill unit */
+#define FIRST_BUF 256u     /* a thread's first buffer; doubles up to CHUNK */
+
+/* A run of a stream's bytes in the spill file. */
+struct chunk {
+	uint64_t off;
+	uint32_t len;
+};
 
 struct wl_stream {
 	uint32_t tid;
-	uint32_t used;         /* bytes in buf */
-	uint8_t *buf;          /* CHUNK bytes */
-	uint32_t *chunks;      /* spill file chunk numbers, in stream order */
+	uint32_t used, size;   /* bytes in buf, and its size */
+	uint8_t *buf;          /* NULL until the thread writes, and after a flush */
+	struct chunk *chunks;  /* spilled bytes, in stream order */
 	size_t nchunks, cap;
+	uint64_t spilled;      /* their total */
 	uint64_t ops;
 	struct mt_op_state st;
 };
@@ -38,13 +50,77 @@ struct mt_wl_writer {
 	int fd, spill;         /* temporary output, unlinked spill file */
 	int overwrite, timing;
 	uint8_t ptr_size;
-	uint32_t spilled;      /* chunks in the spill file */
+	uint64_t spill_end;    /* bytes in the spill file */
 	struct wl_stream *s;
 	size_t ns, scap;
 	uint64_t ops, calls[16];
 };
 
-/* A temporary file in the output's directory, so rename stays atomic. */
+/* ---- the output before it is complete ----
+ *
+ * The workload is written to a file without a name (O_TMPFILE) in the
+ * output's directory and linked into place through /proc/self/fd once
+ * complete: a run cut short by Ctrl-C, a closed pipe or a kill leaves
+ * nothing behind, with no handler to run.  Where the filesystem or a
+ * missing /proc does not allow that, the file gets a temporary name beside
+ * the output, and a handler of the signals that would end the process
+ * removes it first.  The spill file is never linked: anonymous too, or
+ * unlinked right after its creation.
+ */
+
+static const char *volatile doomed; /* the temporary name to remove on a signal */
+static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ };
+#define NFATAL (sizeof fatal_signals / sizeof *fatal_signals)
+static int handled[NFATAL];
+
+static void remove_and_die(int sig)
+{
+	const char *path = doomed;
+	if (path)
+		unlink(path);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Only signals left at their default action: one the caller ignores or
+ * handles stays as the caller set it. */
+static void guard_temp(const char *path)
+{
+	doomed = path;
+	for (size_t i = 0; i < NFATAL; i++) {
+		struct sigaction now, sa = { .sa_handler = remove_and_die };
+		sigemptyset(&sa.sa_mask);
+		handled[i] = sigaction(fatal_signals[i], NULL, &now) == 0 && now.sa_handler == SIG_DFL &&
+			     sigaction(fatal_signals[i], &sa, NULL) == 0;
+	}
+}
+
+static void unguard_temp(void)
+{
+	for (size_t i = 0; i < NFATAL; i++)
+		if (handled[i])
+			signal(fatal_signals[i], SIG_DFL);
+	doomed = NULL;
+}
+
+/* An anonymous file in path's directory; -1 where the filesystem has none. */
+static int open_anonymous(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	if (!dir)
+		return -1;
+	int fd = open(dir, O_TMPFILE | O_RDWR, 0666);
+	free(dir);
+	return fd;
+}
+
+static void proc_name(char name[32], int fd)
+{
+	snprintf(name, 32, "/proc/self/fd/%d", fd);
+}
+
+/* A temporary file beside path, for when it cannot be anonymous. */
 static int make_temp(const char *path, const char *tag, char **out)
 {
 	size_t n = strlen(path) + strlen(tag) + 8;
@@ -64,21 +140,40 @@ static int make_temp(const char *path, const char *tag, char **out)
 static int open_files(struct mt_wl_writer *w, struct mt_error *e)
 {
 	struct stat st;
-	if (!w->overwrite && lstat(w->path, &st) == 0)
-		return mt_error_set(e, w->path, "already exists; not overwriting it");
-	w->fd = make_temp(w->path, "tmp", &w->tmp_path);
-	if (w->fd < 0)
-		return mt_error_set(e, w->path, "cannot create the output: %s", strerror(errno));
-	mode_t mask = umask(0); /* mkstemp's 0600 would hide the workload from others */
-	umask(mask);
-	fchmod(w->fd, 0666 & ~mask);
-	char *spill_path;
-	w->spill = make_temp(w->path, "spill", &spill_path);
-	if (w->spill < 0)
-		return mt_error_set(e, w->path, "cannot create a spill file beside it: %s",
-				    strerror(errno));
-	unlink(spill_path);
-	free(spill_path);
+	char proc[32];
+	if (lstat(w->path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return mt_error_set(e, w->path, "is a directory, not a workload file name");
+		if (!w->overwrite)
+			return mt_error_set(e, w->path, "already exists; not overwriting it");
+	}
+	w->fd = open_anonymous(w->path);
+	if (w->fd >= 0) {
+		proc_name(proc, w->fd);
+		if (access(proc, F_OK) < 0) { /* no /proc to link it through */
+			close(w->fd);
+			w->fd = -1;
+		}
+	}
+	if (w->fd < 0) {
+		w->fd = make_temp(w->path, "tmp", &w->tmp_path);
+		if (w->fd < 0)
+			return mt_error_set(e, w->path, "cannot create the output: %s", strerror(errno));
+		guard_temp(w->tmp_path);
+		mode_t mask = umask(0); /* mkstemp's 0600 would hide the workload from others */
+		umask(mask);
+		fchmod(w->fd, 0666 & ~mask);
+	}
+	w->spill = open_anonymous(w->path);
+	if (w->spill < 0) {
+		char *spill_path;
+		w->spill = make_temp(w->path, "spill", &spill_path);
+		if (w->spill < 0)
+			return mt_error_set(e, w->path, "cannot create a spill file beside it: %s",
+					    strerror(errno));
+		unlink(spill_path);
+		free(spill_path);
+	}
 	return 0;
 }
 
@@ -112,10 +207,7 @@ int mt_wl_writer_thread(struct mt_wl_writer *w, uint32_t tid, struct mt_error *e
 		w->s = n;
 		w->scap = ncap;
 	}
-	struct wl_stream *s = &w->s[w->ns];
-	*s = (struct wl_stream){ .tid = tid, .buf = malloc(CHUNK) };
-	if (!s->buf)
-		return mt_error_set(e, w->path, "out of memory for thread %u", tid);
+	w->s[w->ns] = (struct wl_stream){ .tid = tid };
 	return (int)w->ns++;
 }
 
@@ -133,60 +225,51 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 	return 0;
 }
 
-/* Spilled chunks are always full, so chunk k sits at offset k * CHUNK. */
+/* Appends the buffer's bytes to the spill file and empties it. */
 static int spill(struct mt_wl_writer *w, struct wl_stream *s, struct mt_error *e)
 {
 	if (s->nchunks == s->cap) {
 		size_t ncap = s->cap ? 2 * s->cap : 8;
-		uint32_t *n = realloc(s->chunks, ncap * sizeof *n);
+		struct chunk *n = realloc(s->chunks, ncap * sizeof *n);
 		if (!n)
 			return mt_error_set(e, w->path, "out of memory");
 		s->chunks = n;
 		s->cap = ncap;
 	}
-	if (w->spilled == UINT32_MAX || write_all(w->spill, s->buf, CHUNK) < 0)
+	if (write_all(w->spill, s->buf, s->used) < 0)
 		return mt_error_set(e, w->path, "cannot write the spill file: %s", strerror(errno));
-	s->chunks[s->nchunks++] = w->spilled++;
+	s->chunks[s->nchunks++] = (struct chunk){ w->spill_end, s->used };
+	w->spill_end += s->used;
+	s->spilled += s->used;
 	s->used = 0;
 	return 0;
 }
 
-/* An op that does not fit whole is split across two chunks: streams are
- * plain byte runs, only the reader cares where ops start. */
-static int append_split(struct mt_wl_writer *w, struct wl_stream *s, const uint8_t *p, size_t n,
-			struct mt_error *e)
+/* Room for one more op: a bigger buffer, or the full one spilled. */
+static int make_room(struct mt_wl_writer *w, struct wl_stream *s, struct mt_error *e)
 {
-	size_t room = CHUNK - s->used;
-	memcpy(s->buf + s->used, p, room);
-	s->used = CHUNK;
-	if (spill(w, s, e) < 0)
-		return -1;
-	memcpy(s->buf, p + room, n - room);
-	s->used = (uint32_t)(n - room);
+	if (s->size == CHUNK)
+		return spill(w, s, e);
+	uint32_t size = s->size ? 2 * s->size : FIRST_BUF;
+	uint8_t *buf = realloc(s->buf, size);
+	if (!buf)
+		return mt_error_set(e, w->path, "out of memory for the stream of thread %u", s->tid);
+	s->buf = buf;
+	s->size = size;
 	return 0;
 }
 
 /* Called once per op: one encode straight into the thread's buffer (tens of
- * ns); near a chunk's end, an encode aside and a spill every CHUNK bytes
- * (about 5000 ops); no allocation otherwise. */
+ * ns); a grow or a spill every few thousand ops; no allocation otherwise. */
 int mt_wl_writer_op(struct mt_wl_writer *w, int thread, const struct mt_op *op, struct mt_error *e)
 {
 	struct wl_stream *s = &w->s[thread];
 	if (op->new_obj && op->new_obj <= s->st.last_new)
 		return mt_error_set(e, w->path, "object %llu does not grow the stream of thread %u",
 				    (unsigned long long)op->new_obj, s->tid);
-	if (CHUNK - s->used >= MT_WL_OP_MAX) {
-		s->used += (uint32_t)mt_op_encode(s->buf + s->used, &s->st, op, w->timing);
-	} else {
-		uint8_t tmp[MT_WL_OP_MAX];
-		size_t n = mt_op_encode(tmp, &s->st, op, w->timing);
-		if (n <= CHUNK - s->used) {
-			memcpy(s->buf + s->used, tmp, n);
-			s->used += (uint32_t)n;
-		} else if (append_split(w, s, tmp, n, e) < 0) {
-			return -1;
-		}
-	}
+	if (s->size - s->used < MT_WL_OP_MAX && make_room(w, s, e) < 0)
+		return -1;
+	s->used += (uint32_t)mt_op_encode(s->buf + s->used, &s->st, op, w->timing);
 	s->ops++;
 	w->ops++;
 	if (op->code < 16)
@@ -194,11 +277,22 @@ int mt_wl_writer_op(struct mt_wl_writer *w, int thread, const struct mt_op *op, 
 	return 0;
 }
 
+int mt_wl_writer_flush_thread(struct mt_wl_writer *w, int thread, struct mt_error *e)
+{
+	struct wl_stream *s = &w->s[thread];
+	if (s->used && spill(w, s, e) < 0)
+		return -1;
+	free(s->buf);
+	s->buf = NULL;
+	s->size = 0;
+	return 0;
+}
+
 /* ---- finishing ---- */
 
 static uint64_t stream_length(const struct wl_stream *s)
 {
-	return (uint64_t)s->nchunks * CHUNK + s->used;
+	return s->spilled + s->used;
 }
 
 static void encode_header(uint8_t h[MT_WL_HEADER_SIZE], const struct mt_wl_writer *w,
@@ -219,6 +313,8 @@ static void encode_header(uint8_t h[MT_WL_HEADER_SIZE], const struct mt_wl_write
 	mt_put_le64(h + MT_WH_L_DOUBLE_FREES, t->double_frees);
 	mt_put_le64(h + MT_WH_L_SOURCE_RECORDS, t->source_records);
 	mt_put_le64(h + MT_WH_L_IDEAL_PEAK, t->ideal_peak);
+	mt_put_le64(h + MT_WH_L_SOURCE_DROPPED, t->source_dropped);
+	mt_put_le64(h + MT_WH_L_CONTRADICTIONS, t->contradictions);
 	for (int i = 0; i < 16; i++)
 		mt_put_le64(h + MT_WH_L_CALLS + 8 * i, w->calls[i]);
 }
@@ -244,19 +340,76 @@ static int write_head(struct mt_wl_writer *w, const struct mt_wl_info *totals)
 	return 0;
 }
 
+/* Copies a chunk in the kernel where it can (no trip through this process's
+ * memory), else through buf. */
+static int copy_chunk(struct mt_wl_writer *w, const struct chunk *k, uint8_t *buf)
+{
+	loff_t at = (loff_t)k->off;
+	size_t left = k->len;
+	while (left) {
+		ssize_t n = copy_file_range(w->spill, &at, w->fd, NULL, left, 0);
+		if (n <= 0)
+			break;
+		left -= (size_t)n;
+	}
+	if (!left)
+		return 0;
+	size_t done = k->len - left;
+	return pread(w->spill, buf, left, (off_t)(k->off + done)) == (ssize_t)left &&
+		       write_all(w->fd, buf, left) == 0 ? 0 : -1;
+}
+
 static int copy_stream(struct mt_wl_writer *w, const struct wl_stream *s, uint8_t *buf)
 {
-	for (size_t i = 0; i < s->nchunks; i++) {
-		off_t at = (off_t)s->chunks[i] * CHUNK;
-		if (pread(w->spill, buf, CHUNK, at) != CHUNK || write_all(w->fd, buf, CHUNK) < 0)
+	for (size_t i = 0; i < s->nchunks; i++)
+		if (copy_chunk(w, &s->chunks[i], buf) < 0)
 			return -1;
-	}
 	return write_all(w->fd, s->buf, s->used);
+}
+
+/* Links the anonymous output at path.  Replacing a file goes through a name
+ * of its own and a rename, so path always holds a whole workload; signals
+ * wait meanwhile, so that name cannot be left behind. */
+static int link_in_place(struct mt_wl_writer *w, struct mt_error *e)
+{
+	char proc[32];
+	proc_name(proc, w->fd);
+	if (linkat(AT_FDCWD, proc, AT_FDCWD, w->path, AT_SYMLINK_FOLLOW) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return mt_error_set(e, w->path, "cannot create: %s", strerror(errno));
+	if (!w->overwrite)
+		return mt_error_set(e, w->path, "already exists; not overwriting it");
+	size_t n = strlen(w->path) + 40;
+	char *tmp = malloc(n);
+	if (!tmp)
+		return mt_error_set(e, w->path, "out of memory");
+	sigset_t all, old;
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	int rc = -1;
+	for (unsigned i = 0; rc < 0 && i < 100; i++) {
+		snprintf(tmp, n, "%s.tmp%ld.%u", w->path, (long)getpid(), i);
+		rc = linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW);
+		if (rc < 0 && errno != EEXIST)
+			break;
+	}
+	if (rc < 0)
+		mt_error_set(e, w->path, "cannot create a name to rename from: %s", strerror(errno));
+	else if ((rc = rename(tmp, w->path)) < 0) {
+		mt_error_set(e, w->path, "cannot rename into place: %s", strerror(errno));
+		unlink(tmp);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	free(tmp);
+	return rc;
 }
 
 /* Replaces path only when allowed, atomically either way. */
 static int put_in_place(struct mt_wl_writer *w, struct mt_error *e)
 {
+	if (!w->tmp_path)
+		return link_in_place(w, e);
 	if (w->overwrite) {
 		if (rename(w->tmp_path, w->path) < 0)
 			return mt_error_set(e, w->path, "cannot rename into place: %s", strerror(errno));
@@ -267,6 +420,7 @@ static int put_in_place(struct mt_wl_writer *w, struct mt_error *e)
 	} else {
 		unlink(w->tmp_path);
 	}
+	unguard_temp();
 	free(w->tmp_path);
 	w->tmp_path = NULL; /* nothing left for abort to remove */
 	return 0;
@@ -306,8 +460,10 @@ void mt_wl_writer_abort(struct mt_wl_writer *w)
 		close(w->fd);
 	if (w->spill >= 0)
 		close(w->spill);
-	if (w->tmp_path)
+	if (w->tmp_path) {
 		unlink(w->tmp_path);
+		unguard_temp();
+	}
 	for (size_t i = 0; i < w->ns; i++) {
 		free(w->s[i].buf);
 		free(w->s[i].chunks);

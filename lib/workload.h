@@ -7,8 +7,9 @@
  * The writer keeps memory bounded by the number of threads, not by the
  * length of the workload: each thread's ops are encoded into a small buffer
  * that is spilled to a temporary file beside the output; finishing writes
- * the header and thread table and concatenates the streams, then renames the
- * temporary output over the final name, so a failed run leaves nothing.
+ * the header and thread table and concatenates the streams into a file
+ * without a name, then links it into place, so a failed or interrupted run
+ * leaves nothing.
  */
 #ifndef MT_WORKLOAD_H
 #define MT_WORKLOAD_H
@@ -26,6 +27,7 @@ struct mt_wl_info {
 	uint32_t threads;
 	uint64_t objects, syncs, ops;
 	uint64_t unknown_frees, double_frees, source_records, ideal_peak;
+	uint64_t source_dropped, contradictions;
 	uint64_t calls[16];    /* ops per opcode */
 };
 
@@ -39,9 +41,10 @@ struct mt_wl_thread {
 struct mt_wl;
 
 /* Maps and validates path: header, thread table, stream bounds.  With
- * full_check, also decodes every stream once and checks that op counts,
- * object and sync indices agree with the header, every object is allocated
- * once before it is used in its own stream, and every WAIT has a SIGNAL. */
+ * full_check, also decodes every stream and checks that op counts, object
+ * and sync indices agree with the header, every object is allocated once,
+ * every WAIT has a SIGNAL, and every use of an object follows its
+ * allocation and earlier uses through sync points in any replay order. */
 struct mt_wl *mt_wl_open(const char *path, int full_check, struct mt_error *e);
 void mt_wl_close(struct mt_wl *w);
 const struct mt_wl_info *mt_wl_get_info(const struct mt_wl *w);
@@ -54,7 +57,7 @@ const char *mt_wl_path(const struct mt_wl *w);
 
 struct mt_wl_writer;
 
-/* Starts a workload to be renamed to path at finish; fails if path exists
+/* Starts a workload to be put at path at finish; fails if path exists
  * unless overwrite.  timing: store per-op ns deltas (MT_WLF_TIMING). */
 struct mt_wl_writer *mt_wl_writer_open(const char *path, int overwrite, int timing,
 				       uint8_t ptr_size, struct mt_error *e);
@@ -63,7 +66,11 @@ int mt_wl_writer_thread(struct mt_wl_writer *w, uint32_t tid, struct mt_error *e
 /* Appends op to thread's stream; counts it.  New object indices must grow
  * within a stream. */
 int mt_wl_writer_op(struct mt_wl_writer *w, int thread, const struct mt_op *op, struct mt_error *e);
-/* Writes header and streams, renames into place, frees w.  The caller gives
+/* Moves the thread's buffered ops to the spill file and frees its buffer,
+ * for a thread that is done or idle: memory then follows the threads still
+ * writing.  Later ops to the thread start a new buffer. */
+int mt_wl_writer_flush_thread(struct mt_wl_writer *w, int thread, struct mt_error *e);
+/* Writes header and streams, puts the file into place, frees w.  The caller gives
  * the totals it alone knows (objects, syncs, drops, ideal peak). */
 int mt_wl_writer_finish(struct mt_wl_writer *w, const struct mt_wl_info *totals, struct mt_error *e);
 /* Drops everything written so far (temporary files removed), frees w. */

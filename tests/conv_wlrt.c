@@ -5,7 +5,8 @@
  * Usage: conv_wlrt DIR.  Writes workloads under DIR: a round trip of three
  * threads with enough ops to cross many spill chunks (every call type,
  * handoffs, failed calls, timing), then damaged variants whose errors are
- * known.  Exit 0 when every expectation holds, 1 with the first mismatch.
+ * known, and handoffs that no sync point, or a wrong one, orders.  Exit 0
+ * when every expectation holds, 1 with the first mismatch.
  */
 #include "config.h"
 
@@ -196,6 +197,19 @@ static void expect_open_error(const char *name, const char *want)
 	}
 }
 
+static void expect_open_ok(const char *name, const char *why)
+{
+	char p[4096];
+	struct mt_error e;
+	snprintf(p, sizeof p, "%s/%s.wl", dir, name);
+	struct mt_wl *w = mt_wl_open(p, 1, &e);
+	if (!w) {
+		fprintf(stderr, "conv_wlrt: %s: %s, but: %s\n", name, why, e.msg);
+		exit(1);
+	}
+	mt_wl_close(w);
+}
+
 static void semantic_errors(void)
 {
 	struct top use_before[] = {
@@ -237,12 +251,102 @@ static void semantic_errors(void)
 		{ 0, { .code = MT_CALL_FREE, .old_obj = 1 } },
 	};
 	write_small("realloc-fail", realloc_fail, 3, 1, 0, 1);
-	char p[4096];
-	struct mt_error e;
-	snprintf(p, sizeof p, "%s/realloc-fail.wl", dir);
-	struct mt_wl *w = mt_wl_open(p, 1, &e);
-	check(w != NULL, "a failed realloc must leave its block live");
-	mt_wl_close(w);
+	expect_open_ok("realloc-fail", "a failed realloc must leave its block live");
+}
+
+/*
+ * A replay may interleave threads in any order their sync points allow, so
+ * a call that passes in another thread's object must follow, through waits,
+ * the op that allocated it or used it last.  The check plays one order and
+ * must still refuse these, whichever thread it happens to run first.
+ */
+static void causality_errors(void)
+{
+	/* Thread 0 allocates, thread 1 frees: nothing orders the two. */
+	struct top unsynced[] = {
+		{ 0, { .code = MT_CALL_MALLOC, .new_obj = 1, .size = 8 } },
+		{ 1, { .code = MT_CALL_FREE, .old_obj = 1 } },
+	};
+	write_small("unsynced", unsynced, 2, 1, 0, 2);
+	expect_open_error("unsynced", "thread 1 (tid 2), op 0: uses object 1 with no wait after "
+				      "thread 0's op 0");
+
+	/* Thread 1 waits, but on a signal given before the allocation. */
+	struct top early_signal[] = {
+		{ 0, { .code = MT_OP_SIGNAL, .sync = 0 } },
+		{ 0, { .code = MT_CALL_MALLOC, .new_obj = 1, .size = 8 } },
+		{ 1, { .code = MT_OP_WAIT, .sync = 0 } },
+		{ 1, { .code = MT_CALL_FREE, .old_obj = 1 } },
+	};
+	write_small("early-signal", early_signal, 4, 1, 1, 2);
+	expect_open_error("early-signal", "thread 1 (tid 2), op 1: uses object 1 with no wait "
+					  "after thread 0's op 1");
+
+	/* Thread 1's failed realloc is a use: thread 0's free must wait for it,
+	 * and waiting for thread 2 does not do. */
+	struct top unsynced_use[] = {
+		{ 0, { .code = MT_CALL_MALLOC, .new_obj = 1, .size = 8 } },
+		{ 0, { .code = MT_OP_SIGNAL, .sync = 0 } },
+		{ 0, { .code = MT_OP_WAIT, .sync = 1 } },
+		{ 0, { .code = MT_CALL_FREE, .old_obj = 1 } },
+		{ 1, { .code = MT_OP_WAIT, .sync = 0 } },
+		{ 1, { .code = MT_CALL_REALLOC, .flags = MT_OPF_NULL_OUT, .old_obj = 1,
+		       .size = 1ull << 62 } },
+		{ 2, { .code = MT_OP_SIGNAL, .sync = 1 } },
+	};
+	write_small("unsynced-use", unsynced_use, 7, 1, 2, 3);
+	expect_open_error("unsynced-use", "thread 0 (tid 1), op 3: uses object 1 with no wait "
+					  "after thread 1's op 1");
+
+	/* The same with thread 0 waiting for the realloc: valid. */
+	struct top synced_use[] = {
+		{ 0, { .code = MT_CALL_MALLOC, .new_obj = 1, .size = 8 } },
+		{ 0, { .code = MT_OP_SIGNAL, .sync = 0 } },
+		{ 1, { .code = MT_OP_WAIT, .sync = 0 } },
+		{ 1, { .code = MT_CALL_REALLOC, .flags = MT_OPF_NULL_OUT, .old_obj = 1,
+		       .size = 1ull << 62 } },
+		{ 1, { .code = MT_OP_SIGNAL, .sync = 1 } },
+		{ 0, { .code = MT_OP_WAIT, .sync = 1 } },
+		{ 0, { .code = MT_CALL_FREE, .old_obj = 1 } },
+	};
+	write_small("synced-use", synced_use, 7, 1, 2, 2);
+	expect_open_ok("synced-use", "a free after a wait on the last user must pass");
+
+	/* Knowledge passes through threads: 0 allocates and signals, 1 waits
+	 * and signals, 2 waits on 1 only and frees, 3 waits on 2 and frees its
+	 * own block that 2 used.  Valid. */
+	struct top hops[] = {
+		{ 0, { .code = MT_CALL_MALLOC, .new_obj = 1, .size = 8 } },
+		{ 0, { .code = MT_OP_SIGNAL, .sync = 0 } },
+		{ 1, { .code = MT_OP_WAIT, .sync = 0 } },
+		{ 1, { .code = MT_OP_SIGNAL, .sync = 1 } },
+		{ 3, { .code = MT_CALL_MALLOC, .new_obj = 2, .size = 8 } },
+		{ 3, { .code = MT_OP_SIGNAL, .sync = 2 } },
+		{ 2, { .code = MT_OP_WAIT, .sync = 1 } },
+		{ 2, { .code = MT_OP_WAIT, .sync = 2 } },
+		{ 2, { .code = MT_CALL_FREE, .old_obj = 1 } },
+		{ 2, { .code = MT_CALL_REALLOC, .flags = MT_OPF_NULL_OUT, .old_obj = 2,
+		       .size = 1ull << 62 } },
+		{ 2, { .code = MT_OP_SIGNAL, .sync = 3 } },
+		{ 3, { .code = MT_OP_WAIT, .sync = 3 } },
+		{ 3, { .code = MT_CALL_FREE, .old_obj = 2 } },
+	};
+	write_small("hops", hops, 13, 2, 4, 4);
+	expect_open_ok("hops", "a handoff through a chain of waits must pass");
+
+	/* The same chain with thread 1 signalling before it waits: the chain
+	 * is broken, thread 2 knows nothing of thread 0. */
+	struct top broken[] = {
+		{ 0, { .code = MT_CALL_MALLOC, .new_obj = 1, .size = 8 } },
+		{ 0, { .code = MT_OP_SIGNAL, .sync = 0 } },
+		{ 1, { .code = MT_OP_SIGNAL, .sync = 1 } },
+		{ 1, { .code = MT_OP_WAIT, .sync = 0 } },
+		{ 2, { .code = MT_OP_WAIT, .sync = 1 } },
+		{ 2, { .code = MT_CALL_FREE, .old_obj = 1 } },
+	};
+	write_small("broken-chain", broken, 6, 1, 2, 3);
+	expect_open_error("broken-chain", "thread 2 (tid 3), op 1: uses object 1 with no wait "
+					  "after thread 0's op 0");
 }
 
 int main(int argc, char **argv)
@@ -268,6 +372,12 @@ int main(int argc, char **argv)
 	expect_damage("calls", MT_WH_L_CALLS + 8 * MT_CALL_CALLOC, zero8, 8, -1, "calloc calls");
 	expect_damage("opbyte", MT_WL_HEADER_SIZE + 3 * MT_WL_THREAD_ENTRY, junk, 1, -1,
 		      "does not decode");
+	static const uint8_t one[] = { 1 };
+	expect_damage("reserved", MT_WL_HEADER_SIZE - 1, one, 1, -1,
+		      "corrupt header: reserved bytes are not zero");
+	expect_damage("threadflags", MT_WL_HEADER_SIZE + MT_WL_THREAD_ENTRY + MT_WT_FLAGS, one, 1, -1,
+		      "thread 1 (tid 101): flags 0x1, none is defined");
 	semantic_errors();
+	causality_errors();
 	return 0;
 }

@@ -13,11 +13,14 @@ tests_conv_mktrace_SOURCES = tests/conv_mktrace.c
 tests_conv_mktrace_LDADD = lib/libmtformat.la
 
 # trace2wl on scripted traces with known workloads.
-TESTS += tests/t-conv-causality.sh tests/t-conv-calls.sh tests/t-conv-frees.sh tests/t-conv-bad.sh
-EXTRA_DIST += tests/t-conv-causality.sh tests/t-conv-calls.sh tests/t-conv-frees.sh tests/t-conv-bad.sh
+TESTS += tests/t-conv-causality.sh tests/t-conv-calls.sh tests/t-conv-frees.sh tests/t-conv-bad.sh \
+	tests/t-conv-many-threads.sh
+EXTRA_DIST += tests/t-conv-causality.sh tests/t-conv-calls.sh tests/t-conv-frees.sh tests/t-conv-bad.sh \
+	tests/t-conv-many-threads.sh
 
 # Real programs recorded by libmtracectl.so (skips while it is not built).
-check_PROGRAMS += tests/conv_threads
+check_PROGRAMS += tests/conv_threads tests/conv_handoff
 tests_conv_threads_SOURCES = tests/conv_threads.c
+tests_conv_handoff_SOURCES = tests/conv_handoff.c
 TESTS += tests/t-conv-real.sh
 EXTRA_DIST += tests/t-conv-real.sh

@@ -29,6 +29,12 @@ static inline void fmt_rec_canon(struct mt_rec *r)
 	r->event = r->nargs = 0;
 	for (int i = 0; i < MT_EVENT_ARGS_MAX; i++)
 		r->args[i] = 0;
+	/* A pointer of 0 is NULL, which only its flag says: 0 without it is
+	 * no record. */
+	if (mt_call_has_in(c) && !r->ptr_in)
+		r->flags |= MT_RF_NULL_IN;
+	if (mt_call_allocates(c) && !r->ptr_out)
+		r->flags |= MT_RF_NULL_OUT;
 	if (!mt_call_has_in(c) || r->flags & MT_RF_NULL_IN)
 		r->ptr_in = 0;
 	if (!mt_call_has_align(c))

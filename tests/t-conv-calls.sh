@@ -74,4 +74,17 @@ trace2wl -f --json calls.wl calls.mtrace >sum.json || fail "trace2wl --json"
 for kv in '"threads":1' '"calls":22' '"never_freed":1' '"unknown_frees":0' '"events":1' '"bytes":'; do
 	grep -qF "$kv" sum.json || fail "--json summary lacks $kv: $(cat sum.json)"
 done
+# A failed reallocarray whose nmemb * size overflows asked for more than
+# memory holds, not for 0 bytes: the block stays live and the free is real.
+"$top_builddir/tests/conv_mktrace" overflow.mtrace <<'S' || fail "conv_mktrace"
+1 100 malloc 16 = 0x1000
+1 200 reallocarray 0x1000 4294967296 4294967296 = NULL
+1 300 free 0x1000
+S
+trace2wl overflow.wl overflow.mtrace >sum 2>err || fail "trace2wl: $(cat err)"
+[ ! -s err ] || fail "overflow: unexpected diagnostics: $(cat err)"
+trace2wl --dump overflow.wl >dump || fail "overflow: --dump"
+printf '%s\n' '# thread 0 tid 1, 3 ops' '1  malloc(16) = #1' \
+	'1  reallocarray(#1, 4294967296, 4294967296) = NULL' '1  free(#1)' >want
+diff -u want dump >&2 || fail "overflow: a failed reallocarray was taken as a free"
 pass

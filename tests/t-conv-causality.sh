@@ -1,7 +1,8 @@
 #!/bin/sh
 # t-conv-causality.sh - trace2wl orders calls by causality where timestamps
 # disagree, and adds exactly the sync points a replay needs: handoffs
-# between four threads, thread starts, realloc moves across threads, and
+# between four threads, thread starts, realloc moves across threads, a
+# failed realloc in one thread before the free in another, and
 # allocations that return an address before its free in another thread
 # (inversions of depth 1, 2 and 3).  Every expected dump below was derived by
 # hand from the script above it; --dump also runs the reader's full check.
@@ -89,6 +90,31 @@ expect_dump move <<'D'
 2  signal 1
 2  wait 2
 2  free(#3)
+D
+
+# A realloc that fails leaves the block live, but it used the block: the
+# later free in a third thread waits for the failed realloc, not only for
+# the allocation.
+conv failedmove <<'S'
+3 50 malloc 8 = 0x9000
+1 100 malloc 16 = 0x1000
+2 200 realloc 0x1000 99999999999 = NULL
+3 300 free 0x1000
+S
+expect_dump failedmove <<'D'
+# thread 0 tid 3, 4 ops
+3  malloc(8) = #1
+3  signal 0
+3  wait 2
+3  free(#2)
+# thread 1 tid 1, 3 ops
+1  wait 0
+1  malloc(16) = #2
+1  signal 1
+# thread 2 tid 2, 3 ops
+2  wait 1
+2  realloc(#2, 99999999999) = NULL
+2  signal 2
 D
 
 # Depth 1: thread 2 gets 0xa000 (ts 200) before thread 1 frees it (ts 210).
@@ -187,6 +213,107 @@ expect_dump skewfree <<'D'
 2  malloc(1) = #2
 D
 
+# A free stamped 1 ns before the allocation it frees (two cores' clocks) is
+# held until that allocation, and no longer: thread 2 must not run ahead
+# and free thread 1's first 0x1000 while thread 1 waits, or thread 1's own
+# free of it would look like a double free.
+conv overtake <<'S'
+1 50 malloc 32 = 0x1000
+2 100 malloc 16 = 0x5000
+1 99 free 0x5000
+1 300 free 0x1000
+1 400 malloc 48 = 0x1000
+2 500 free 0x1000
+S
+expect_dump overtake <<'D'
+# thread 0 tid 1, 7 ops
+1  malloc(32) = #1
+1  signal 0
+1  wait 1
+1  free(#2)
+1  free(#1)
+1  malloc(48) = #3
+1  signal 2
+# thread 1 tid 2, 5 ops
+2  wait 0
+2  malloc(16) = #2
+2  signal 1
+2  wait 2
+2  free(#3)
+D
+expect_eq "overtake summary" "trace2wl: 2 threads, 6 calls, 0 blocks never freed, 0 unknown frees" \
+	"$(sed 's/ -> .*//' overtake.sum)"
+
+# A realloc is stamped when it returns: thread 3 was preempted inside one
+# after it freed 0x1000, and thread 2 reused the address meanwhile.  The
+# realloc goes before thread 2's malloc, so thread 1's free is of thread 2's
+# last block, not of the one the realloc moved: a free is stamped when it
+# starts, and this one starts 3 us after thread 2 had the address again.
+conv preempted <<'S'
+1 100 malloc 16 = 0x1000
+2 110 malloc 8 = 0x5000
+3 120 malloc 8 = 0x6000
+2 2200 malloc 32 = 0x1000
+2 2300 free 0x1000
+2 2400 malloc 48 = 0x1000
+1 5200 free 0x1000
+3 9000 realloc 0x1000 64 = 0x2000
+S
+expect_dump preempted <<'D'
+# thread 0 tid 1, 4 ops
+1  malloc(16) = #1
+1  signal 0
+1  wait 2
+1  free(#6)
+# thread 1 tid 2, 7 ops
+2  wait 0
+2  malloc(8) = #2
+2  signal 1
+2  malloc(32) = #5
+2  free(#5)
+2  malloc(48) = #6
+2  signal 2
+# thread 2 tid 3, 3 ops
+3  wait 1
+3  malloc(8) = #3
+3  realloc(#1, 64) = #4
+D
+# Two reallocs of 0x1000 could be the release thread 1's second malloc of
+# it waits for; the one stamped first is (thread 3's, 88 us later, came
+# after it waited its turn), even though thread 3 is merged first on ties.
+conv tworeleases <<'S'
+1 100 malloc 8 = 0x9000
+3 110 malloc 8 = 0x9200
+2 120 malloc 8 = 0x9100
+1 1000 malloc 16 = 0x1000
+1 1500 malloc 16 = 0x1000
+2 1600 realloc 0x1000 200 = 0x2000
+3 90000 realloc 0x1000 300 = 0x4000
+S
+expect_dump tworeleases <<'D'
+# thread 0 tid 1, 6 ops
+1  malloc(8) = #1
+1  signal 0
+1  malloc(16) = #4
+1  signal 2
+1  malloc(16) = #6
+1  signal 3
+# thread 1 tid 3, 5 ops
+3  wait 0
+3  malloc(8) = #2
+3  signal 1
+3  wait 3
+3  realloc(#6, 300) = #7
+# thread 2 tid 2, 4 ops
+2  wait 1
+2  malloc(8) = #3
+2  wait 2
+2  realloc(#4, 200) = #5
+D
+for n in overtake preempted tworeleases; do
+	[ ! -s $n.err ] || fail "$n: unexpected diagnostics: $(cat $n.err)"
+done
+
 # A contradiction no order resolves (an address returned twice, never freed
 # in between): reported once, conversion still finishes.
 conv cycle <<'S'
@@ -196,6 +323,10 @@ conv cycle <<'S'
 S
 grep -q "0xa000 returned at record 1:1 while still allocated" cycle.err ||
 	fail "cycle: no report of the contradiction: $(cat cycle.err)"
+expect_eq "cycle summary" "trace2wl: 1 thread, 3 calls, 0 blocks never freed, 0 unknown frees, 1 contradiction" \
+	"$(sed 's/ -> .*//' cycle.sum)"
+trace2wl --stats cycle.wl | grep -q ', 1 contradictions resolved$' ||
+	fail "cycle: --stats does not count the contradiction: $(trace2wl --stats cycle.wl)"
 expect_dump cycle <<'D'
 # thread 0 tid 1, 3 ops
 1  malloc(10) = #1

@@ -3,7 +3,7 @@
 # allocated before recording began (unknown frees) are counted and dropped;
 # double frees are counted, dropped and reported with both record numbers,
 # at most ten lines of them; a realloc of an unknown block becomes a fresh
-# allocation.
+# allocation.  Calls the recorder itself dropped are counted too.
 . "$top_srcdir/tests/lib.sh"
 
 "$top_builddir/tests/conv_mktrace" frees.mtrace <<'S' || fail "conv_mktrace"
@@ -47,4 +47,18 @@ trace2wl many.wl many.mtrace >sum 2>err || fail "trace2wl: $(cat err)"
 grep -q ", 12 double frees ->" sum || fail "summary does not count 12 double frees: $(cat sum)"
 expect_eq "report lines" 11 "$(wc -l <err)"
 tail -n 1 err | grep -q "further problems are counted, not printed" || fail "no notice of the cap"
+
+# Calls the recorder could not record (a malloc from a signal handler that
+# interrupted one) are in the trace header's dropped count: the summary and
+# --stats say how many, since the workload lacks them.
+printf '1 100 malloc 8 = 0x10\n1 110 free 0x10\n' | "$top_builddir/tests/conv_mktrace" dropped.mtrace
+printf '\003' | dd of=dropped.mtrace bs=1 seek=88 conv=notrunc 2>/dev/null # header: dropped = 3
+trace2wl dropped.wl dropped.mtrace >sum 2>err || fail "trace2wl: $(cat err)"
+expect_eq "summary with dropped calls" \
+	"trace2wl: 1 thread, 2 calls, 0 blocks never freed, 0 unknown frees, 3 calls not recorded" \
+	"$(sed 's/ -> .*//' sum)"
+trace2wl --stats dropped.wl | grep -q '; 3 calls the recorder did not record$' ||
+	fail "--stats does not say the recorder dropped calls: $(trace2wl --stats dropped.wl)"
+trace2wl --stats --json dropped.wl | grep -qF '"source_dropped":3' || fail "--stats --json lacks source_dropped"
+trace2wl -f --json dropped.wl dropped.mtrace | grep -qF '"dropped":3' || fail "--json summary lacks dropped"
 pass

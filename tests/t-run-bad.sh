@@ -21,7 +21,7 @@ expect_fail_with '^trace_run: xs.wl: header says 5 sync points, the streams sign
 # thread 0's entry, which starts after the 256-byte header.
 cp good.wl flags.wl
 printf '\001' | dd of=flags.wl bs=1 seek=260 conv=notrunc 2>/dev/null
-expect_fail_with '^trace_run: flags.wl: thread 0 \(tid 100\): reserved flags 0x1 are not 0$' trace_run flags.wl
+expect_fail_with '^trace_run: flags.wl: thread 0 \(tid 100\): flags 0x1, none is defined$' trace_run flags.wl
 synth early early.wl
 expect_fail_with '^trace_run: early.wl: .*before it is allocated' trace_run early.wl
 synth nosignal nosig.wl
