@@ -72,7 +72,7 @@ struct mt_trace *input_open(const char *path, struct mt_error *e)
 	if (strcmp(path, "-") == 0 && stdin_to_file(e) < 0)
 		return NULL;
 	enum mt_input_kind kind = mt_input_sniff(path);
-	if (kind == MT_INPUT_MALLOC_LOG || kind == MT_INPUT_GLIBC_MTRACE)
+	if (kind == MT_INPUT_MALLOC_LOG || kind == MT_INPUT_GLIBC_MTRACE || kind == MT_INPUT_TEXT)
 		return import_log(path, e);
 	return mt_trace_open(path, e); /* it says what is wrong with anything else */
 }

@@ -147,6 +147,7 @@ enum mt_input_kind mt_input_sniff(const char *path)
 	switch (mt_log_sniff(head, n)) {
 	case MT_LOG_MALLOC_LOG: return MT_INPUT_MALLOC_LOG;
 	case MT_LOG_GLIBC_MTRACE: return MT_INPUT_GLIBC_MTRACE;
+	case MT_LOG_TEXT: return MT_INPUT_TEXT;
 	default: return MT_INPUT_UNKNOWN;
 	}
 }
