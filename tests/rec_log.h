@@ -11,7 +11,9 @@
  * CHUNK in hex).  CHUNK is what glibc's chunk header said of the block
  * (the returned one; for free, the one freed, read before the free), as
  * the trace's MMAPPED (0x10) and NON_MAIN (0x20) flags: the recorder reads
- * the same header, and the check holds it to what the program saw.
+ * the same header, and the check holds it to what the program saw.  Under
+ * another allocator (REC_LOG_GLIBC=0 in the environment) there is no such
+ * header, and the word below a block may not even be mapped: CHUNK is 0.
  */
 #ifndef REC_LOG_H
 #define REC_LOG_H
@@ -24,9 +26,12 @@
 #include <unistd.h>
 
 static int rec_log_fd = -1;
+static int rec_log_chunks = 1;
 
 static inline void rec_log_open(const char *path)
 {
+	const char *glibc = getenv("REC_LOG_GLIBC");
+	rec_log_chunks = !glibc || glibc[0] != '0';
 	rec_log_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_TRUNC | O_CLOEXEC, 0644);
 	if (rec_log_fd < 0) {
 		perror(path);
@@ -37,6 +42,8 @@ static inline void rec_log_open(const char *path)
 /* glibc's chunk header word below a live block, as trace flags. */
 static inline unsigned rec_chunk_flags(const void *p)
 {
+	if (!rec_log_chunks)
+		return 0;
 	size_t h = ((const size_t *)p)[-1];
 	return (h & 2 ? 0x10u : 0) | (h & 4 ? 0x20u : 0);
 }

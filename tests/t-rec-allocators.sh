@@ -25,7 +25,7 @@ for spec in jemalloc:libjemalloc.so.2:libjemalloc2 \
 		missing="$missing ${spec##*:}"
 		continue
 	fi
-	MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE=$t_dir/$name LD_PRELOAD="$MTRACECTL_LIB $lib" \
+	REC_LOG_GLIBC=0 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE=$t_dir/$name LD_PRELOAD="$MTRACECTL_LIB $lib" \
 		"$top_builddir/tests/rec_known" "$name.log" 2>"$name.err" ||
 		fail "$name: rec_known failed: $(cat "$name.err")"
 	trace=$(ls "$name".[0-9]*)
