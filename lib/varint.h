@@ -41,34 +41,15 @@ static inline size_t mt_varint_put(uint8_t *p, uint64_t v)
 }
 
 /*
- * Reads a varint from [*pp, end).  Returns 0 and advances *pp on success,
- * -1 if the input ends inside the varint or it is longer than 10 bytes.
- * Most values in both formats (object deltas, small sizes) take one byte,
- * so that case is tested first and costs a compare or two (trace_run
- * decodes an op per replayed call).
+ * mt_varint_get's long path: three bytes or more, or input that ends
+ * inside the varint.  Pointer deltas take two to four bytes, so a 32-bit
+ * word is read and its stop bit found at once, without a branch per byte.
  */
-static inline int mt_varint_get(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+static __attribute__((noinline)) int mt_varint_get_long(const uint8_t **pp, const uint8_t *end,
+							 uint64_t *out)
 {
 	const uint8_t *p = *pp;
-	if (p < end && *p < 0x80) {
-		*out = *p;
-		*pp = p + 1;
-		return 0;
-	}
-	if (end - p >= 2 && p[1] < 0x80) {
-		*out = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
-		*pp = p + 2;
-		return 0;
-	}
 	uint64_t v = 0;
-	/* Most values of both formats fit one byte (times, sizes, slack) and
-	 * nearly all fit four (pointer deltas take two to four): those are read
-	 * at once, without a branch per byte. */
-	if (p < end && *p < 0x80) {
-		*out = *p;
-		*pp = p + 1;
-		return 0;
-	}
 	if (end - p >= 4) {
 		uint32_t w = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
 			     (uint32_t)p[3] << 24;
@@ -94,6 +75,30 @@ static inline int mt_varint_get(const uint8_t **pp, const uint8_t *end, uint64_t
 		}
 	}
 	return -1;
+}
+
+/*
+ * Reads a varint from [*pp, end).  Returns 0 and advances *pp on success,
+ * -1 if the input ends inside the varint or it is longer than 10 bytes.
+ * Most values of both formats (times, sizes, slack, object deltas) take one
+ * or two bytes: those cost a compare or two here, inline, on the paths
+ * that decode one record or op per call (trace2wl, trace_run).
+ */
+static inline __attribute__((always_inline)) int mt_varint_get(const uint8_t **pp,
+								 const uint8_t *end, uint64_t *out)
+{
+	const uint8_t *p = *pp;
+	if (p < end && *p < 0x80) {
+		*out = *p;
+		*pp = p + 1;
+		return 0;
+	}
+	if (end - p >= 2 && p[1] < 0x80) {
+		*out = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+		*pp = p + 2;
+		return 0;
+	}
+	return mt_varint_get_long(pp, end, out);
 }
 
 /* Little-endian fixed-width helpers for headers (formats are little-endian). */
