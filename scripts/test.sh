@@ -1,7 +1,9 @@
 #!/bin/sh
 # test.sh - from a clean checkout: install what is missing, build, run every
 # test, and print one closing line "tests: N passed, N failed, N skipped".
-# Skipped tests are listed with the reason the machine gave.
+# Skipped tests are listed with the reason the machine gave.  When they
+# pass, `make distcheck` builds the release tarball and runs them again from
+# it, so a file missing from the tarball fails here, not for a user.
 set -eu
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -23,8 +25,13 @@ if [ -f "$log" ]; then
 	pass=$(count PASS) fail=$(count FAIL) err=$(count ERROR) xpass=$(count XPASS) skip=$(count SKIP)
 	failed=$((fail + err + xpass))
 	[ "$failed" -eq 0 ] || cat "$log"
-	echo "tests: $pass passed, $failed failed, $skip skipped"
 	[ "$failed" -eq 0 ] || status=1
+	if [ "$status" -eq 0 ] && ! make -j"$jobs" distcheck >distcheck.log 2>&1; then
+		tail -n 30 distcheck.log
+		echo "make distcheck failed: the tarball is incomplete or its tests fail (distcheck.log)"
+		status=1
+	fi
+	echo "tests: $pass passed, $failed failed, $skip skipped"
 else
 	echo "tests: 0 passed, 1 failed (the build or the harness broke before any test ran)"
 	status=1
