@@ -201,4 +201,57 @@ static inline __attribute__((always_inline)) int mt_op_decode(const uint8_t **pp
 	return 0;
 }
 
+/* mt_varint_get through copies: the reader's long path takes the
+ * addresses of the position and the value, and a variable whose address is
+ * taken lives in memory; the copies keep a decoding loop's own in
+ * registers. */
+static inline __attribute__((always_inline)) int mt_op_varint(const uint8_t **pp,
+							       const uint8_t *end, uint64_t *out)
+{
+	const uint8_t *p = *pp;
+	uint64_t v;
+	if (mt_varint_get(&p, end, &v))
+		return -1;
+	*pp = p;
+	*out = v;
+	return 0;
+}
+
+/*
+ * mt_op_decode's fast path for the two ops most of any workload is made
+ * of: a malloc that returned a block and a free of one, with no flag in
+ * the head byte, so the head byte alone says which fields follow.  Sets
+ * *delta (0 without timing), *obj (the new object of a malloc, the old one
+ * of a free, never 0: that is NULL) and, for a malloc, *size, and returns
+ * the opcode, without the general decoder's field-table lookups and its
+ * zeroing of seven fields.  Returns 0, leaving *pp and s as they were, for
+ * any other op and for bytes that are no valid op: mt_op_decode then
+ * decodes or refuses them.  *pp < end on entry.
+ */
+static inline __attribute__((always_inline)) unsigned mt_op_decode_common(
+	const uint8_t **pp, const uint8_t *end, struct mt_op_state *s, int timing,
+	uint64_t *delta, uint64_t *obj, uint64_t *size)
+{
+	const uint8_t *p = *pp;
+	unsigned head = *p++;
+	uint64_t v;
+
+	*delta = 0;
+	if (head != MT_CALL_MALLOC && head != MT_CALL_FREE)
+		return 0;
+	if ((timing && mt_op_varint(&p, end, delta)) || mt_op_varint(&p, end, &v))
+		return 0;
+	if (head == MT_CALL_FREE) {
+		*obj = s->last_new + (uint64_t)mt_unzigzag(v);
+		if (!*obj)
+			return 0;
+	} else {
+		if (mt_op_varint(&p, end, size))
+			return 0;
+		*obj = s->last_new += v;
+	}
+	*pp = p;
+	return head;
+}
+
 #endif
