@@ -95,6 +95,21 @@ static inline void ideal_add(const struct rt_thread *t, int64_t d)
 		atomic_store_explicit(&r->ideal_peak, now, memory_order_relaxed);
 }
 
+/* ideal_add for n bytes that go away, which cannot raise the peak: on a
+ * free the peak's load and compare would be the last links of the chain
+ * of loads the next timer read waits for. */
+static inline void ideal_drop(const struct rt_thread *t, uint64_t n)
+{
+	struct rt_replay *r = t->r;
+	if (!t->single) {
+		ideal_add_shared(r, -(int64_t)n);
+		return;
+	}
+	atomic_store_explicit(&r->ideal_live,
+			      atomic_load_explicit(&r->ideal_live, memory_order_relaxed) - (int64_t)n,
+			      memory_order_relaxed);
+}
+
 /* Bytes the program asked for; an overflowing array size cannot succeed. */
 static uint64_t requested(const struct mt_op *op)
 {
@@ -318,7 +333,7 @@ static inline void release(struct rt_thread *t, struct rt_slot *in)
 {
 	touch(t, in->ptr, in->size);
 	in->ptr = NULL;
-	ideal_add(t, -(int64_t)in->size);
+	ideal_drop(t, in->size);
 }
 
 /* A call's cost, less the timer's own. */
@@ -334,7 +349,7 @@ static inline void record(struct rt_callstat *s, uint64_t cost, uint64_t overhea
  * than the workload believes.  It is counted as a call that failed, at no
  * cost.
  */
-static void replay_call(struct rt_thread *t, const struct mt_op *op, int tsc, uint64_t overhead)
+static __attribute__((noinline)) void replay_call(struct rt_thread *t, const struct mt_op *op, int tsc, uint64_t overhead)
 {
 	struct rt_slot *in = op->old_obj ? &t->slots[op->old_obj] : NULL;
 	void *inp = in ? in->ptr : NULL, *out = NULL;
@@ -497,10 +512,11 @@ void *rt_thread_main(void *arg)
 	rt_sync_wait(&r->go, spins);
 	if (atomic_load(&r->abandon))
 		return NULL;
-	for (const uint8_t *p = t->stream; p < t->end;) {
+	const uint8_t *const end = t->end;
+	for (const uint8_t *p = t->stream; p < end;) {
 		const uint8_t *at = p;
 		uint64_t delta, obj, size;
-		unsigned code = mt_op_decode_common(&p, t->end, &st, timing, &delta, &obj, &size);
+		unsigned code = mt_op_decode_common(&p, end, &st, timing, &delta, &obj, &size);
 		if (code) {
 			if (delta)
 				advance(t, &tl, delta);
@@ -511,7 +527,7 @@ void *rt_thread_main(void *arg)
 			call_done(t, &calls, &until_trim, trim_every);
 			continue;
 		}
-		if (mt_op_decode(&p, t->end, &st, &op, timing))
+		if (mt_op_decode(&p, end, &st, &op, timing))
 			corrupt(t, at);
 		if (op.delta_ns)
 			advance(t, &tl, op.delta_ns);
@@ -524,7 +540,7 @@ void *rt_thread_main(void *arg)
 			rt_sync_signal(&r->syncs[op.sync]);
 		} else {
 			if (tl.clocked)
-				publish(t, &tl.published, next_call_at(p, t->end, st, tl.rec));
+				publish(t, &tl.published, next_call_at(p, end, st, tl.rec));
 			atomic_store_explicit(&t->waiting, op.sync + 1, memory_order_relaxed);
 			rt_sync_wait(&r->syncs[op.sync], spins);
 			atomic_store_explicit(&t->waiting, 0, memory_order_relaxed);
