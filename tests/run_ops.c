@@ -4,10 +4,12 @@
  * to whenever the fast path declines.
  *
  * For every opcode and head-byte flag, with and without timing, values at
- * the varint length edges and every truncation, the fast path must either
- * decode exactly what mt_op_decode does (position, state, delta, object,
- * size), or decline and touch nothing.  It must decline nothing it was made
- * for: a flagless malloc, or a flagless free of an object other than 0.
+ * the varint length edges, followed by more bytes of either kind or cut
+ * short, the fast path must either decode exactly what mt_op_decode does
+ * (position, state, delta, object, size), or decline and touch nothing.
+ * With MT_WL_OP_MAX bytes after the head byte it must decline nothing it
+ * was made for: a flagless malloc, or a flagless free of an object other
+ * than 0.
  */
 #include <string.h>
 
@@ -30,10 +32,11 @@ static void compare(const uint8_t *b, size_t n, uint64_t last_new, int timing)
 	int rc = mt_op_decode(&p2, end, &s2, &op, timing);
 	int made_for = rc == 0 && op.flags == 0 &&
 		       (op.code == MT_CALL_MALLOC || (op.code == MT_CALL_FREE && op.old_obj));
+	int room = n > MT_WL_OP_MAX;
 
 	cases++;
 	if (!code) {
-		CHECK(!made_for, "head %#x, %zu bytes, timing %d: declined a plain %s", b[0], n,
+		CHECK(!made_for || !room, "head %#x, %zu bytes, timing %d: declined a plain %s", b[0], n,
 		      timing, op.code == MT_CALL_MALLOC ? "malloc" : "free");
 		CHECK(p1 == b && s1.last_new == last_new, "head %#x, %zu bytes: declined, but moved",
 		      b[0], n);
@@ -55,12 +58,17 @@ static void compare(const uint8_t *b, size_t n, uint64_t last_new, int timing)
 		      (unsigned long long)op.old_obj);
 }
 
-/* The op encoded from last_new, then every prefix of it. */
+/* The op encoded from last_new, followed by a stream's worth of bytes that
+ * end varints and of bytes that do not, then every prefix of it alone. */
 static void encoded(const struct mt_op *op, uint64_t last_new, int timing)
 {
-	uint8_t b[MT_WL_OP_MAX];
+	uint8_t b[2 * MT_WL_OP_MAX];
 	struct mt_op_state s = { last_new };
 	size_t n = mt_op_encode(b, &s, op, timing);
+	memset(b + n, 0, sizeof b - n);
+	compare(b, sizeof b, last_new, timing);
+	memset(b + n, 0xff, sizeof b - n);
+	compare(b, sizeof b, last_new, timing);
 	for (size_t k = 1; k <= n; k++)
 		compare(b, k, last_new, timing);
 }
@@ -85,7 +93,7 @@ int main(void)
 						encoded(&op, 1000, timing);
 					}
 	/* A varint longer than ten bytes is no op either way. */
-	uint8_t runaway[16];
+	uint8_t runaway[2 * MT_WL_OP_MAX];
 	memset(runaway, 0xff, sizeof runaway);
 	runaway[0] = MT_CALL_FREE;
 	compare(runaway, sizeof runaway, 5, 0);
