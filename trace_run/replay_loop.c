@@ -2,14 +2,19 @@
  * replay_loop.c - the replay threads: decode an op, make the call, time it.
  *
  * This is the hot path.  Per call, beyond the two timer reads (RDTSCP+LFENCE
- * each) and the call itself: one op decode (inlined; a head byte and two to
- * four varints, one- and two-byte varints on a short path, ~60
- * instructions), one histogram update (~17), the object table load and
- * store, the ideal RSS update (a plain load and store with one thread, a
- * relaxed atomic add with more), one relaxed store of the call counter, and
- * the dispatch (malloc and free tested first, the rest by jump table).
- * bench/trace_run.sh measures ~146 instructions, ~10 ns, against a plain
- * loop of the same calls timed alike.  With more than one thread and
+ * each) and the call itself, for a malloc that returned a block or a free
+ * of one (most calls of any workload): the op decoded from its head byte
+ * and one to three varints straight into registers (mt_op_decode_common:
+ * one check that the op fits, one- and two-byte varints inline; ~30
+ * instructions), one histogram update (a bit scan, no branch; ~10), the
+ * object table load and store, the ideal RSS update (a plain load and
+ * store with one thread, a relaxed atomic add with more; a free leaves the
+ * peak alone), and one relaxed store of the call counter.  Every other op
+ * goes through mt_op_decode and replay_call, out of line.
+ * bench/trace_run.sh measures 69 instructions and ~7.5 ns a call against a
+ * plain loop of the same calls timed alike.  RDTSCP waits for all earlier
+ * work, so a free's chain of dependent loads (stream bytes, then its slot)
+ * counts for more than its instructions.  With more than one thread and
  * recorded times, each op whose time moved also stores the thread's
  * position on the shared clock and loads one shared word (clock.c).  No
  * allocation, no lock, no system call; the work of --touch, --trim-every,
