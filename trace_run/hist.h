@@ -23,11 +23,11 @@ struct rt_callstat {
 	uint64_t hist[RT_HIST_BUCKETS];
 };
 
-/* Bucket 4 * s + m holds m << s .. ((m + 1) << s) - 1, where m (4..7) is
- * what is left of the value shifted right by s: its top three bits.  Values
- * 0..7 take s = 0 and have their own buckets; the largest take 251.  Five
- * instructions without a branch, where testing for small values first
- * cost the replay loop ~5 more a call. */
+/* Bucket 4 * s + m holds m << s .. ((m + 1) << s) - 1, where m is what is
+ * left of the value shifted right by s: its top three bits, 4..7, from 8
+ * up.  Values 0..7 take s = 0, m the value itself: a bucket each.  The
+ * largest take 251.  Five instructions without a branch, where testing for
+ * small values first cost the replay loop ~5 more a call. */
 static inline unsigned rt_hist_index(uint64_t v)
 {
 	unsigned s = 61u - (unsigned)__builtin_clzll(v | 4);
