@@ -201,4 +201,78 @@ static inline __attribute__((always_inline)) int mt_op_decode(const uint8_t **pp
 	return 0;
 }
 
+/* A varint read for mt_op_decode_common, position and value by value: a
+ * variable whose address is taken lives in memory, and the decoding loop's
+ * would be loaded and stored at every op.  p is NULL when the bytes are no
+ * varint. */
+struct mt_op_field {
+	const uint8_t *p;
+	uint64_t v;
+};
+
+static __attribute__((noinline)) struct mt_op_field mt_op_field_long(const uint8_t *p,
+								     const uint8_t *end)
+{
+	uint64_t v;
+	if (mt_varint_get_long(&p, end, &v))
+		return (struct mt_op_field){ NULL, 0 };
+	return (struct mt_op_field){ p, v };
+}
+
+/* The varint at p, whose op the caller knows to end before end: one and
+ * two bytes inline without a bounds check, the rest out of line. */
+static inline __attribute__((always_inline)) struct mt_op_field mt_op_field(const uint8_t *p,
+									    const uint8_t *end)
+{
+	if (p[0] < 0x80)
+		return (struct mt_op_field){ p + 1, p[0] };
+	if (p[1] < 0x80)
+		return (struct mt_op_field){ p + 2, (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7 };
+	return mt_op_field_long(p, end);
+}
+
+/*
+ * mt_op_decode's fast path for the two ops most of any workload is made
+ * of: a malloc that returned a block and a free of one, with no flag in
+ * the head byte, so the head byte alone says which fields follow.  Sets
+ * *delta (0 without timing), *obj (the new object of a malloc, the old one
+ * of a free, never 0: that is NULL) and, for a malloc, *size, and returns
+ * the opcode, without the general decoder's field-table lookups, its
+ * zeroing of seven fields, and bounds checks in every varint: one check
+ * that a whole op fits.  Returns 0, leaving *pp and s as they were, for
+ * any other op, for bytes that are no valid op, and within MT_WL_OP_MAX
+ * bytes of end: mt_op_decode then decodes or refuses them.
+ */
+static inline __attribute__((always_inline)) unsigned mt_op_decode_common(
+	const uint8_t **pp, const uint8_t *end, struct mt_op_state *s, int timing,
+	uint64_t *delta, uint64_t *obj, uint64_t *size)
+{
+	const uint8_t *p = *pp;
+	unsigned head = *p++;
+	struct mt_op_field d = { p, 0 }, o;
+
+	if ((head != MT_CALL_MALLOC && head != MT_CALL_FREE) || end - p < MT_WL_OP_MAX)
+		return 0;
+	if (timing && !(d = mt_op_field(p, end)).p)
+		return 0;
+	if (!(o = mt_op_field(d.p, end)).p)
+		return 0;
+	p = o.p;
+	if (head == MT_CALL_FREE) {
+		*obj = s->last_new + (uint64_t)mt_unzigzag(o.v);
+		if (!*obj)
+			return 0;
+	} else {
+		struct mt_op_field z = mt_op_field(p, end);
+		if (!z.p)
+			return 0;
+		p = z.p;
+		*size = z.v;
+		*obj = s->last_new += o.v;
+	}
+	*delta = d.v;
+	*pp = p;
+	return head;
+}
+
 #endif

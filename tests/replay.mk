@@ -2,7 +2,8 @@
 #
 # run_synth writes workloads with known answers through lib/'s writer;
 # run_mt is a multi-threaded producer/consumer program to record; run_hist
-# is a C test of the statistics; run_probe.so reports trace_run's mallopt,
+# is a C test of the statistics; run_ops checks the op decoder's fast path
+# against the general one; run_probe.so reports trace_run's mallopt,
 # malloc_trim and GLIBC_TUNABLES as glibc saw them;
 # run_stall.so is an allocator that hangs on one size (for the watchdog) and
 # hands out a short block on another (touch must stay inside the block).
@@ -17,6 +18,9 @@ tests_run_hist_SOURCES = tests/run_hist.c trace_run/hist.c trace_run/hist.h
 tests_run_hist_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/trace_run
 tests_run_hist_LDADD = -lm
 TESTS += tests/run_hist
+check_PROGRAMS += tests/run_ops
+tests_run_ops_SOURCES = tests/run_ops.c tests/check.h
+TESTS += tests/run_ops
 check_LTLIBRARIES += tests/run_probe.la
 tests_run_probe_la_SOURCES = tests/run_probe.c
 tests_run_probe_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere

@@ -19,14 +19,14 @@ void rt_callstat_merge(struct rt_callstat *into, const struct rt_callstat *from)
 	}
 }
 
-/* Largest value that falls in bucket i. */
+/* Largest value that falls in bucket i = 4 * s + m (see rt_hist_index);
+ * the top bucket's wraps to UINT64_MAX. */
 static uint64_t bucket_top(unsigned i)
 {
 	if (i < 4)
 		return i;
-	unsigned b = i / 4, sub = i % 4;
-	uint64_t step = (uint64_t)1 << (b - 2);
-	return ((uint64_t)1 << b) + (sub + 1) * step - 1;
+	unsigned s = i / 4 - 1, m = i % 4 + 4;
+	return ((uint64_t)(m + 1) << s) - 1;
 }
 
 uint64_t rt_callstat_quantile(const struct rt_callstat *s, double q)

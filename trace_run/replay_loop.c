@@ -2,14 +2,19 @@
  * replay_loop.c - the replay threads: decode an op, make the call, time it.
  *
  * This is the hot path.  Per call, beyond the two timer reads (RDTSCP+LFENCE
- * each) and the call itself: one op decode (inlined; a head byte and two to
- * four varints, one- and two-byte varints on a short path, ~60
- * instructions), one histogram update (~17), the object table load and
- * store, the ideal RSS update (a plain load and store with one thread, a
- * relaxed atomic add with more), one relaxed store of the call counter, and
- * the dispatch (malloc and free tested first, the rest by jump table).
- * bench/trace_run.sh measures ~146 instructions, ~10 ns, against a plain
- * loop of the same calls timed alike.  With more than one thread and
+ * each) and the call itself, for a malloc that returned a block or a free
+ * of one (most calls of any workload): the op decoded from its head byte
+ * and one to three varints straight into registers (mt_op_decode_common:
+ * one check that the op fits, one- and two-byte varints inline; ~30
+ * instructions), one histogram update (a bit scan, no branch; ~10), the
+ * object table load and store, the ideal RSS update (a plain load and
+ * store with one thread, a relaxed atomic add with more; a free leaves the
+ * peak alone), and one relaxed store of the call counter.  Every other op
+ * goes through mt_op_decode and replay_call, out of line.
+ * bench/trace_run.sh measures 69 instructions and ~7.5 ns a call against a
+ * plain loop of the same calls timed alike.  RDTSCP waits for all earlier
+ * work, so a free's chain of dependent loads (stream bytes, then its slot)
+ * counts for more than its instructions.  With more than one thread and
  * recorded times, each op whose time moved also stores the thread's
  * position on the shared clock and loads one shared word (clock.c).  No
  * allocation, no lock, no system call; the work of --touch, --trim-every,
@@ -95,6 +100,21 @@ static inline void ideal_add(const struct rt_thread *t, int64_t d)
 		atomic_store_explicit(&r->ideal_peak, now, memory_order_relaxed);
 }
 
+/* ideal_add for n bytes that go away, which cannot raise the peak: on a
+ * free the peak's load and compare would be the last links of the chain
+ * of loads the next timer read waits for. */
+static inline void ideal_drop(const struct rt_thread *t, uint64_t n)
+{
+	struct rt_replay *r = t->r;
+	if (!t->single) {
+		ideal_add_shared(r, -(int64_t)n);
+		return;
+	}
+	atomic_store_explicit(&r->ideal_live,
+			      atomic_load_explicit(&r->ideal_live, memory_order_relaxed) - (int64_t)n,
+			      memory_order_relaxed);
+}
+
 /* Bytes the program asked for; an overflowing array size cannot succeed. */
 static uint64_t requested(const struct mt_op *op)
 {
@@ -168,6 +188,23 @@ static void *timed_emulation(const struct mt_op *op, void *in, size_t page, int 
 	return out;
 }
 
+/* The two calls most of every workload is, timed as timed_call times the
+ * others: nothing but the call between the two timer reads. */
+static inline void *timed_malloc(size_t sz, int tsc, uint64_t *cost)
+{
+	uint64_t t0 = rt_now(tsc);
+	void *out = malloc(sz);
+	*cost = rt_now(tsc) - t0;
+	return out;
+}
+
+static inline void timed_free(void *p, int tsc, uint64_t *cost)
+{
+	uint64_t t0 = rt_now(tsc);
+	free(p);
+	*cost = rt_now(tsc) - t0;
+}
+
 /* The allocator call for op, timed; returns what it returned.  Each case
  * holds nothing but the call between the two timer reads. */
 static void *timed_call(const struct mt_op *op, void *in, const struct rt_thread *t, int tsc,
@@ -179,14 +216,10 @@ static void *timed_call(const struct mt_op *op, void *in, const struct rt_thread
 
 	/* malloc and free first, without the jump table: they are most calls of
 	 * most programs, and no allocator lacks them */
-	if (op->code == MT_CALL_MALLOC) {
-		t0 = rt_now(tsc); out = malloc(sz); t1 = rt_now(tsc);
-		*cost = t1 - t0;
-		return out;
-	}
+	if (op->code == MT_CALL_MALLOC)
+		return timed_malloc(sz, tsc, cost);
 	if (op->code == MT_CALL_FREE) {
-		t0 = rt_now(tsc); free(in); t1 = rt_now(tsc);
-		*cost = t1 - t0;
+		timed_free(in, tsc, cost);
 		return NULL;
 	}
 	if (t->foreign >> op->code & 1)
@@ -282,10 +315,10 @@ static void realloc_done(struct rt_thread *t, const struct mt_op *op, void *in, 
 	}
 }
 
-static void alloc_done(struct rt_thread *t, const struct mt_op *op, void *out, uint64_t req)
+static inline void alloc_done(struct rt_thread *t, uint64_t new_obj, void *out, uint64_t req)
 {
 	uint64_t size = impossible(req) ? 0 : req;
-	if (!op->new_obj) { /* failed when recorded */
+	if (!new_obj) { /* failed when recorded */
 		if (out) {
 			t->recorded_failed_ok++;
 			free(out);
@@ -294,9 +327,24 @@ static void alloc_done(struct rt_thread *t, const struct mt_op *op, void *out, u
 	}
 	if (!out)
 		t->failed_now++;
-	t->slots[op->new_obj] = (struct rt_slot){ out, size };
+	t->slots[new_obj] = (struct rt_slot){ out, size };
 	ideal_add(t, (int64_t)size);
 	touch(t, out, size);
+}
+
+/* A block the program frees or reallocates goes: --touch writes it first,
+ * as the program did. */
+static inline void release(struct rt_thread *t, struct rt_slot *in)
+{
+	touch(t, in->ptr, in->size);
+	in->ptr = NULL;
+	ideal_drop(t, in->size);
+}
+
+/* A call's cost, less the timer's own. */
+static inline void record(struct rt_callstat *s, uint64_t cost, uint64_t overhead)
+{
+	rt_callstat_add(s, cost > overhead ? cost - overhead : 0);
 }
 
 /*
@@ -306,27 +354,47 @@ static void alloc_done(struct rt_thread *t, const struct mt_op *op, void *out, u
  * than the workload believes.  It is counted as a call that failed, at no
  * cost.
  */
-static void replay_call(struct rt_thread *t, const struct mt_op *op, int tsc, uint64_t overhead)
+static __attribute__((noinline)) void replay_call(struct rt_thread *t, const struct mt_op *op, int tsc, uint64_t overhead)
 {
 	struct rt_slot *in = op->old_obj ? &t->slots[op->old_obj] : NULL;
 	void *inp = in ? in->ptr : NULL, *out = NULL;
 	int frees = !mt_call_allocates(op->code);
 	uint64_t cost = 0, req = frees ? 0 : requested(op);
 
-	if (frees && in) {
-		touch(t, inp, in->size);
-		in->ptr = NULL;
-		ideal_add(t, -(int64_t)in->size);
-	}
+	if (frees && in)
+		release(t, in);
 	if (!impossible(req))
 		out = timed_call(op, inp, t, tsc, &cost);
-	rt_callstat_add(t->stat[op->code], cost > overhead ? cost - overhead : 0);
+	record(t->stat[op->code], cost, overhead);
 	if (frees)
 		return;
 	if (mt_call_has_in(op->code))
 		realloc_done(t, op, inp, out, req);
 	else
-		alloc_done(t, op, out, req);
+		alloc_done(t, op->new_obj, out, req);
+}
+
+/* replay_call for what mt_op_decode_common decodes: a malloc that
+ * returned a block when recorded, and a free of a block. */
+static inline void replay_malloc(struct rt_thread *t, uint64_t obj, uint64_t size, int tsc,
+				 uint64_t overhead)
+{
+	void *out = NULL;
+	uint64_t cost = 0;
+	if (!impossible(size))
+		out = timed_malloc((size_t)size, tsc, &cost);
+	record(t->stat[MT_CALL_MALLOC], cost, overhead);
+	alloc_done(t, obj, out, size);
+}
+
+static inline void replay_free(struct rt_thread *t, uint64_t obj, int tsc, uint64_t overhead)
+{
+	struct rt_slot *in = &t->slots[obj];
+	void *p = in->ptr;
+	uint64_t cost;
+	release(t, in);
+	timed_free(p, tsc, &cost);
+	record(t->stat[MT_CALL_FREE], cost, overhead);
 }
 
 /*
@@ -371,6 +439,43 @@ static inline void publish(struct rt_thread *t, uint64_t *published, uint64_t at
 		rt_clock_wake(t->r);
 }
 
+/* A replay thread's place in recorded time: rec, the time of its last
+ * call; what it last published on the shared clock; how far it may go
+ * before the clock holds it; and its --pace cursor. */
+struct timeline {
+	uint64_t rec, published, limit;
+	struct pacer pc;
+	int clocked, pacing;
+};
+
+/* The next op comes delta ns of recorded time later (only timed workloads
+ * have deltas). */
+static inline void advance(struct rt_thread *t, struct timeline *tl, uint64_t delta)
+{
+	tl->rec += delta;
+	if (tl->clocked) {
+		publish(t, &tl->published, tl->rec);
+		if (tl->rec > tl->limit)
+			tl->limit = rt_clock_gate(t, tl->rec);
+	}
+	if (tl->pacing)
+		pace(t, &tl->pc, tl->rec);
+}
+
+/* After each call: the count the monitor reads, and --trim-every's
+ * countdown (never reaching 0 without it). */
+static inline void call_done(struct rt_thread *t, uint64_t *calls, uint64_t *until_trim,
+			     uint64_t trim_every)
+{
+	atomic_store_explicit(&t->calls, ++*calls, memory_order_relaxed);
+	if (!--*until_trim) {
+		atomic_store_explicit(&t->state, RT_BUSY, memory_order_relaxed);
+		malloc_trim(0);
+		atomic_store_explicit(&t->state, RT_RUNNING, memory_order_relaxed);
+		*until_trim = trim_every;
+	}
+}
+
 /* A thread about to wait at p is, on the clock, at its next call: in the
  * recording that call came after the signal it waits for. */
 static uint64_t next_call_at(const uint8_t *p, const uint8_t *end, struct mt_op_state st,
@@ -400,57 +505,55 @@ void *rt_thread_main(void *arg)
 	const uint64_t overhead = r->timer.overhead, trim_every = r->o->trim_every;
 	/* calls until the next malloc_trim; never reached without --trim-every */
 	uint64_t until_trim = trim_every ? trim_every : UINT64_MAX;
-	const int timing = (r->info->flags & MT_WLF_TIMING) != 0, pacing = r->o->pace;
-	const int clocked = r->window_ns != 0;
+	const int timing = (r->info->flags & MT_WLF_TIMING) != 0;
 	const unsigned spins = r->spins;
 	struct mt_op_state st = { 0 };
 	struct mt_op op;
-	struct pacer pc = { 0, 0 };
-	uint64_t calls = 0, syncs = 0, rec = 0, published = 0, limit = 0;
+	struct timeline tl = { .clocked = r->window_ns != 0, .pacing = r->o->pace };
+	uint64_t calls = 0, syncs = 0;
 
-	if (pacing)
+	if (tl.pacing)
 		prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	rt_sync_wait(&r->go, spins);
 	if (atomic_load(&r->abandon))
 		return NULL;
-	for (const uint8_t *p = t->stream; p < t->end;) {
+	const uint8_t *const end = t->end;
+	for (const uint8_t *p = t->stream; p < end;) {
 		const uint8_t *at = p;
-		if (mt_op_decode(&p, t->end, &st, &op, timing))
-			corrupt(t, at);
-		if (op.delta_ns) { /* only timed workloads have deltas */
-			rec += op.delta_ns;
-			if (clocked) {
-				publish(t, &published, rec);
-				if (rec > limit)
-					limit = rt_clock_gate(t, rec);
-			}
-			if (pacing)
-				pace(t, &pc, rec);
+		uint64_t delta, obj, size;
+		unsigned code = mt_op_decode_common(&p, end, &st, timing, &delta, &obj, &size);
+		if (code) {
+			if (delta)
+				advance(t, &tl, delta);
+			if (code == MT_CALL_MALLOC)
+				replay_malloc(t, obj, size, tsc, overhead);
+			else
+				replay_free(t, obj, tsc, overhead);
+			call_done(t, &calls, &until_trim, trim_every);
+			continue;
 		}
+		if (mt_op_decode(&p, end, &st, &op, timing))
+			corrupt(t, at);
+		if (op.delta_ns)
+			advance(t, &tl, op.delta_ns);
 		if (mt_op_is_call(op.code)) {
 			replay_call(t, &op, tsc, overhead);
-			atomic_store_explicit(&t->calls, ++calls, memory_order_relaxed);
-			if (!--until_trim) {
-				atomic_store_explicit(&t->state, RT_BUSY, memory_order_relaxed);
-				malloc_trim(0);
-				atomic_store_explicit(&t->state, RT_RUNNING, memory_order_relaxed);
-				until_trim = trim_every;
-			}
+			call_done(t, &calls, &until_trim, trim_every);
 			continue;
 		}
 		if (op.code == MT_OP_SIGNAL) {
 			rt_sync_signal(&r->syncs[op.sync]);
 		} else {
-			if (clocked)
-				publish(t, &published, next_call_at(p, t->end, st, rec));
+			if (tl.clocked)
+				publish(t, &tl.published, next_call_at(p, end, st, tl.rec));
 			atomic_store_explicit(&t->waiting, op.sync + 1, memory_order_relaxed);
 			rt_sync_wait(&r->syncs[op.sync], spins);
 			atomic_store_explicit(&t->waiting, 0, memory_order_relaxed);
 		}
 		atomic_store_explicit(&t->syncs, ++syncs, memory_order_relaxed);
 	}
-	if (clocked)
-		publish(t, &published, RT_AT_NONE);
+	if (tl.clocked)
+		publish(t, &tl.published, RT_AT_NONE);
 	atomic_store_explicit(&t->state, RT_FINISHED, memory_order_release);
 	return NULL;
 }

@@ -1,0 +1,102 @@
+/*
+ * run_ops.c - the workload op decoder's fast path (mt_op_decode_common,
+ * lib/wl_format.h) against the general decoder, which trace_run falls back
+ * to whenever the fast path declines.
+ *
+ * For every opcode and head-byte flag, with and without timing, values at
+ * the varint length edges, followed by more bytes of either kind or cut
+ * short, the fast path must either decode exactly what mt_op_decode does
+ * (position, state, delta, object, size), or decline and touch nothing.
+ * With MT_WL_OP_MAX bytes after the head byte it must decline nothing it
+ * was made for: a flagless malloc, or a flagless free of an object other
+ * than 0.
+ */
+#include <string.h>
+
+#include "check.h"
+#include "wl_format.h"
+
+static const uint64_t values[] = { 0, 1, 127, 128, 16383, 16384, UINT32_MAX, UINT64_MAX };
+#define NVALUES (sizeof values / sizeof values[0])
+
+static unsigned cases, fast;
+
+/* Decodes [b, b + n) both ways, from state last_new. */
+static void compare(const uint8_t *b, size_t n, uint64_t last_new, int timing)
+{
+	struct mt_op_state s1 = { last_new }, s2 = { last_new };
+	const uint8_t *p1 = b, *p2 = b, *end = b + n;
+	uint64_t delta = 7, obj = 7, size = 7;
+	struct mt_op op;
+	unsigned code = mt_op_decode_common(&p1, end, &s1, timing, &delta, &obj, &size);
+	int rc = mt_op_decode(&p2, end, &s2, &op, timing);
+	int made_for = rc == 0 && op.flags == 0 &&
+		       (op.code == MT_CALL_MALLOC || (op.code == MT_CALL_FREE && op.old_obj));
+	int room = n > MT_WL_OP_MAX;
+
+	cases++;
+	if (!code) {
+		CHECK(!made_for || !room, "head %#x, %zu bytes, timing %d: declined a plain %s", b[0], n,
+		      timing, op.code == MT_CALL_MALLOC ? "malloc" : "free");
+		CHECK(p1 == b && s1.last_new == last_new, "head %#x, %zu bytes: declined, but moved",
+		      b[0], n);
+		return;
+	}
+	fast++;
+	CHECK(made_for && code == op.code, "head %#x, %zu bytes, timing %d: decoded as %u", b[0], n,
+	      timing, code);
+	if (!made_for)
+		return;
+	CHECK(p1 == p2 && s1.last_new == s2.last_new && delta == op.delta_ns,
+	      "head %#x, %zu bytes: position, state or delta differ", b[0], n);
+	if (code == MT_CALL_MALLOC)
+		CHECK(obj == op.new_obj && size == op.size, "malloc: object %llu size %llu, not %llu %llu",
+		      (unsigned long long)obj, (unsigned long long)size,
+		      (unsigned long long)op.new_obj, (unsigned long long)op.size);
+	else
+		CHECK(obj == op.old_obj, "free: object %llu, not %llu", (unsigned long long)obj,
+		      (unsigned long long)op.old_obj);
+}
+
+/* The op encoded from last_new, followed by a stream's worth of bytes that
+ * end varints and of bytes that do not, then every prefix of it alone. */
+static void encoded(const struct mt_op *op, uint64_t last_new, int timing)
+{
+	uint8_t b[2 * MT_WL_OP_MAX];
+	struct mt_op_state s = { last_new };
+	size_t n = mt_op_encode(b, &s, op, timing);
+	memset(b + n, 0, sizeof b - n);
+	compare(b, sizeof b, last_new, timing);
+	memset(b + n, 0xff, sizeof b - n);
+	compare(b, sizeof b, last_new, timing);
+	for (size_t k = 1; k <= n; k++)
+		compare(b, k, last_new, timing);
+}
+
+int main(void)
+{
+	for (int timing = 0; timing <= 1; timing++)
+		for (unsigned code = 0; code < MT_WL_OPCODES; code++)
+			for (unsigned flags = 0; flags <= 0xe0; flags += 0x20)
+				for (size_t a = 0; a < NVALUES; a++)
+					for (size_t v = 0; v < NVALUES; v++) {
+						struct mt_op op = {
+							.code = (uint8_t)code, .flags = (uint8_t)flags,
+							.delta_ns = timing ? values[a] : 0,
+							.old_obj = values[v], .new_obj = 1000 + values[v],
+							.align = 16, .nmemb = 3, .size = values[a],
+							.sync = values[v],
+						};
+						encoded(&op, 1000, timing);
+						encoded(&op, 0, timing);
+						op.old_obj = 0; /* index 0 is NULL: the general path's */
+						encoded(&op, 1000, timing);
+					}
+	/* A varint longer than ten bytes is no op either way. */
+	uint8_t runaway[2 * MT_WL_OP_MAX];
+	memset(runaway, 0xff, sizeof runaway);
+	runaway[0] = MT_CALL_FREE;
+	compare(runaway, sizeof runaway, 5, 0);
+	CHECK(fast > 0, "none of %u cases took the fast path", cases);
+	return check_result();
+}
