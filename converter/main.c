@@ -125,7 +125,7 @@ static void print_summary(const struct opts *o, const struct conv_result *r)
 	const char *out = o->conv.output;
 	if (o->json) {
 		printf("{\"output\":");
-		json_string(stdout, out);
+		mt_json_string(stdout, out);
 		printf(",\"threads\":%" PRIu32 ",\"calls\":%" PRIu64 ",\"never_freed\":%" PRIu64
 		       ",\"unknown_frees\":%" PRIu64 ",\"double_frees\":%" PRIu64
 		       ",\"contradictions\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"records\":%" PRIu64

@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "trace.h"
 #include "wlshow.h"
 
 static double per_call(uint64_t bytes, uint64_t calls)
@@ -26,27 +27,12 @@ static uint64_t call_total(const struct mt_wl_info *in)
 	return n;
 }
 
-void json_string(FILE *out, const char *s)
-{
-	putc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			putc(ch, out);
-	}
-	putc('"', out);
-}
-
 static void stats_json(FILE *out, const struct mt_wl *w, uint64_t bytes)
 {
 	const struct mt_wl_info *in = mt_wl_get_info(w);
 	uint64_t calls = call_total(in);
 	fputs("{\"file\":", out);
-	json_string(out, mt_wl_path(w));
+	mt_json_string(out, mt_wl_path(w));
 	fprintf(out, ",\"version\":%u,\"timing\":%s,\"threads\":%" PRIu32 ",\"calls\":%" PRIu64
 		",\"ops\":%" PRIu64 ",\"objects\":%" PRIu64 ",\"syncs\":%" PRIu64
 		",\"unknown_frees\":%" PRIu64 ",\"double_frees\":%" PRIu64

@@ -9,7 +9,6 @@
 #include "workload.h"
 
 /* s as a JSON string literal (the summary line's --json uses it too). */
-void json_string(FILE *out, const char *s);
 void wl_print_stats(FILE *out, const struct mt_wl *w, uint64_t bytes, int json);
 /* One line per op, thread by thread; -1 with e set if a stream does not decode. */
 int wl_print_dump(FILE *out, const struct mt_wl *w, struct mt_error *e);

@@ -1,5 +1,6 @@
 /*
- * names.c - the names the tools print for calls and allocator events.
+ * names.c - the names the tools print for calls and allocator events, and
+ * the one JSON string writer their --json output shares.
  *
  * Kept in one table so that mtrace-dump, trace2wl and the diagnostics all
  * spell a call the same way, and the way a C programmer would type it.
@@ -46,4 +47,19 @@ const char *mt_event_name(unsigned event)
 {
 	size_t n = sizeof event_names / sizeof event_names[0];
 	return event < n && event_names[event] ? event_names[event] : "unknown_event";
+}
+
+void mt_json_string(FILE *out, const char *s)
+{
+	putc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			putc(c, out);
+	}
+	putc('"', out);
 }

@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "mt_error.h"
 #include "trace_codec.h"
@@ -117,6 +118,9 @@ void mt_trace_merge_close(struct mt_trace_merge *m);
 /* Call names as printed by the tools ("malloc", "posix_memalign"...). */
 const char *mt_call_name(unsigned call);
 const char *mt_event_name(unsigned event);
+
+/* Writes s as a JSON string, quoted and escaped (for every tool's --json). */
+void mt_json_string(FILE *out, const char *s);
 
 /* ---- writer ---- */
 

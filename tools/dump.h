@@ -19,7 +19,6 @@ struct dump_opts {
 
 const char *dump_allocator_name(const struct mt_trace_info *in);
 const char *dump_ts_source_name(unsigned source);
-void dump_json_str(FILE *out, const char *s);
 
 void dump_header(FILE *out, const struct mt_trace *t);
 void dump_record_text(FILE *out, const struct mt_trace *t, const struct mt_rec *r, uint32_t tid,

@@ -31,21 +31,6 @@ const char *dump_ts_source_name(unsigned source)
 	return source == MT_TS_TSC ? "tsc" : source == MT_TS_MONOTONIC_NS ? "monotonic" : "unknown";
 }
 
-void dump_json_str(FILE *out, const char *s)
-{
-	putc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			putc(c, out);
-	}
-	putc('"', out);
-}
-
 void dump_header(FILE *out, const struct mt_trace *t)
 {
 	const struct mt_trace_info *in = mt_trace_get_info(t);

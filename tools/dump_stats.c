@@ -130,12 +130,12 @@ static void print_json_header(FILE *out, const struct mt_trace *t)
 {
 	const struct mt_trace_info *in = mt_trace_get_info(t);
 	fputs("{\"file\":", out);
-	dump_json_str(out, mt_trace_path(t));
+	mt_json_string(out, mt_trace_path(t));
 	fprintf(out, ",\"version\":%u,\"pid\":%" PRIu32 ",\"ppid\":%" PRIu32 ",\"exe\":",
 		in->version, in->pid, in->ppid);
-	dump_json_str(out, in->exe);
+	mt_json_string(out, in->exe);
 	fputs(",\"allocator\":", out);
-	dump_json_str(out, dump_allocator_name(in));
+	mt_json_string(out, dump_allocator_name(in));
 	fprintf(out, ",\"ptr_size\":%u,\"ts_source\":\"%s\",\"ts_freq\":%" PRIu64
 		     ",\"start_realtime_ns\":%" PRIu64 ",\"closed\":%s,\"dropped\":%" PRIu64
 		     ",\"windows\":%zu,\"warnings\":[",
@@ -145,7 +145,7 @@ static void print_json_header(FILE *out, const struct mt_trace *t)
 	for (size_t i = 0; w[i]; i++) {
 		if (i)
 			putc(',', out);
-		dump_json_str(out, w[i]);
+		mt_json_string(out, w[i]);
 	}
 	putc(']', out);
 }

@@ -173,21 +173,6 @@ void rt_report_text(FILE *out, const struct rt_result *res)
 	}
 }
 
-static void json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
 static void json_calls(FILE *out, const struct rt_result *res)
 {
 	int first = 1;
@@ -211,11 +196,11 @@ void rt_report_json(FILE *out, const struct rt_result *res)
 {
 	long grew = res->maxrss_end_kb - res->maxrss_start_kb;
 	fprintf(out, "{\"workload\":");
-	json_string(out, res->path);
+	mt_json_string(out, res->path);
 	fprintf(out, ",\"allocator\":");
-	json_string(out, res->allocator);
+	mt_json_string(out, res->allocator);
 	fprintf(out, ",\"allocator_lib\":");
-	json_string(out, res->allocator_lib);
+	mt_json_string(out, res->allocator_lib);
 	fprintf(out, ",\"unit\":\"%s\",\"elapsed\":%llu,\"wall_usec\":%llu,\"user_usec\":%llu,"
 		"\"sys_usec\":%llu,\"threads\":%u,\"max_rss_kb\":%ld,\"rss_start_kb\":%ld,"
 		"\"rss_end_kb\":%ld,\"ideal_rss_kb\":%llu,\"ideal_peak_bytes\":%llu,"
