@@ -9,6 +9,7 @@ noinst_LTLIBRARIES += bench/libfloor.la
 bench_libfloor_la_SOURCES = bench/floor_recorder.c
 bench_libfloor_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 dist_noinst_SCRIPTS += bench/recorder.sh
+EXTRA_DIST += bench/common.sh
 EXTRA_DIST += bench/rec_run.sh bench/rec_report.sh
 
 # bench/trace2wl.sh: conversion speed and memory on generated traces.

@@ -44,12 +44,8 @@ then PASS or MISS for each recorder target.
 EOF
 }
 
-die() { echo "$me: $*" >&2; exit 2; }
-
-number() {
-	case $2 in '' | *[!0-9]*) die "$1: '$2' is not a positive number" ;; esac
-	[ "$2" -gt 0 ] || die "$1: '$2' is not a positive number"
-}
+# shellcheck source=common.sh
+. "$srcdir/bench/common.sh"
 
 while [ $# -gt 0 ]; do
 	case $1 in

@@ -35,11 +35,8 @@ calls=2000000
 reps=5
 builddir=
 
-die() { echo "$me: $*" >&2; exit 2; }
-number() {
-	case $2 in '' | *[!0-9]*) die "$1: '$2' is not a positive number" ;; esac
-	[ "$2" -gt 0 ] || die "$1: '$2' is not a positive number"
-}
+# shellcheck source=common.sh
+. "$srcdir/bench/common.sh"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--calls) [ $# -ge 2 ] || die "--calls needs a value"; number --calls "$2"; calls=$2; shift ;;
