@@ -7,17 +7,10 @@
 
 synth every e.wl
 synth handoff h.wl 50
+find_allocators
 have=glibc
-for a in jemalloc tcmalloc mimalloc; do
-	set +e
-	trace_run --json --allocator=$a e.wl >e-$a.json 2>err
-	rc=$?
-	set -e
-	if [ $rc -ne 0 ] && grep -q "not found (install the" err; then
-		echo "$a is not installed: $(cat err)" >&2
-		continue
-	fi
-	[ $rc -eq 0 ] || fail "--allocator=$a: $(cat err)"
+for a in ${allocators#glibc}; do
+	trace_run --json --allocator=$a e.wl >e-$a.json 2>err || fail "--allocator=$a: $(cat err)"
 	have="$have,$a"
 	lib=$(jget e-$a.json "['allocator_lib']")
 	case "$lib" in *lib$a*) ;; *) fail "--allocator=$a: malloc came from $lib" ;; esac

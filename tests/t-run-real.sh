@@ -18,16 +18,9 @@ trace2wl --stats --json ls.wl >stats.json || fail "trace2wl --stats failed"
 expect_eq "threads" 1 "$(jget stats.json "['threads']")"
 
 calls=$(python3 -c "import json; print(' '.join(json.load(open('stats.json'))['by_call']))")
-for a in glibc jemalloc tcmalloc mimalloc; do
-	set +e
-	trace_run --json --allocator=$a ls.wl >run.json 2>err
-	rc=$?
-	set -e
-	if [ $rc -ne 0 ] && grep -q "not found (install the" err; then
-		echo "$a is not installed: $(cat err)" >&2
-		continue
-	fi
-	[ $rc -eq 0 ] || fail "--allocator=$a ls.wl: $(cat err)"
+find_allocators
+for a in $allocators; do
+	trace_run --json --allocator=$a ls.wl >run.json 2>err || fail "--allocator=$a ls.wl: $(cat err)"
 	for c in $calls; do
 		expect_eq "$a: $c count" "$(jget stats.json "['by_call']['$c']")" \
 			"$(jget run.json "['calls']['$c']['count']")"
