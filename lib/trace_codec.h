@@ -180,21 +180,30 @@ static inline __attribute__((always_inline)) size_t mt_rec_encode(uint8_t *dst, 
 
 enum { MT_DEC_OK = 1, MT_DEC_END = 0, MT_DEC_CORRUPT = -1 };
 
-/*
- * Decodes the record at [p, end).  Returns MT_DEC_END when p == end or the
- * head byte is 0 (no more records: an unwritten or unfinished one),
- * MT_DEC_CORRUPT when the bytes cannot be a record (call 0 under flags, a
- * pointer of 0 without its NULL flag, a bad varint...), else MT_DEC_OK with
- * *len set.  Fields the call does not use are zeroed.
- */
-static inline int mt_rec_decode(const uint8_t *p, const uint8_t *end, struct mt_codec_state *s,
-				struct mt_rec *r, size_t *len)
+/* Bytes a record may read from its start with the wide varint reader: up to
+ * seven varints of at most ten bytes after the head, and the reader's load
+ * of MT_VARINT_WIDE bytes at the last one's start. */
+#define MT_REC_WIDE (1 + 7 * MT_VARINT_MAX + MT_VARINT_WIDE)
+
+/* One varint of a record: wide (a constant) where the record starts at
+ * least MT_REC_WIDE bytes before end. */
+static inline __attribute__((always_inline)) int mt_rec_varint(const uint8_t **pp,
+								 const uint8_t *end, uint64_t *out,
+								 int wide)
+{
+	return wide ? mt_varint_get_wide(pp, end, out) : mt_varint_get(pp, end, out);
+}
+
+/* mt_rec_decode's body, once for each reader (wide a constant). */
+static inline __attribute__((always_inline)) int mt_rec_decode_body(const uint8_t *p,
+								      const uint8_t *end,
+								      struct mt_codec_state *s,
+								      struct mt_rec *r, size_t *len,
+								      int wide)
 {
 	const uint8_t *q = p;
 	uint64_t v;
 
-	if (p >= end || *p == 0)
-		return MT_DEC_END;
 	unsigned head = *q++, f = mt_call_field_set(head & 0x0f);
 	/* Field by field: a compound literal is zeroed with rep stos, whose start
 	 * costs more than the whole record. */
@@ -203,44 +212,45 @@ static inline int mt_rec_decode(const uint8_t *p, const uint8_t *end, struct mt_
 	r->rc = r->event = r->nargs = 0;
 	r->ptr_in = r->ptr_out = r->size = r->nmemb = r->align = r->usable = 0;
 	r->args[0] = r->args[1] = r->args[2] = r->args[3] = 0;
-	if (!f || mt_varint_get(&q, end, &v)) /* call 0 under flags alone, or 14, 15 */
+	if (!f || mt_rec_varint(&q, end, &v, wide)) /* call 0 under flags alone, or 14, 15 */
 		return MT_DEC_CORRUPT;
 	r->ts = s->last_ts + v;
 	if (f & MT_FIELD_EVENT) {
 		uint64_t ev, nargs;
-		if (r->flags || mt_varint_get(&q, end, &ev) || mt_varint_get(&q, end, &nargs) ||
-		    nargs > MT_EVENT_ARGS_MAX || ev > UINT32_MAX)
+		if (r->flags || mt_rec_varint(&q, end, &ev, wide) ||
+		    mt_rec_varint(&q, end, &nargs, wide) || nargs > MT_EVENT_ARGS_MAX ||
+		    ev > UINT32_MAX)
 			return MT_DEC_CORRUPT;
 		r->event = (uint32_t)ev;
 		r->nargs = (uint32_t)nargs;
 		for (uint32_t i = 0; i < r->nargs; i++)
-			if (mt_varint_get(&q, end, &r->args[i]))
+			if (mt_rec_varint(&q, end, &r->args[i], wide))
 				return MT_DEC_CORRUPT;
 		goto done;
 	}
 	if (f & MT_FIELD_IN && !(head & MT_RF_NULL_IN)) {
-		if (mt_varint_get(&q, end, &v))
+		if (mt_rec_varint(&q, end, &v, wide))
 			return MT_DEC_CORRUPT;
 		r->ptr_in = s->last_ptr + (uint64_t)mt_unzigzag(v);
 		s->last_ptr = r->ptr_in;
 		if (!r->ptr_in) /* NULL is said by the flag, never by the value */
 			return MT_DEC_CORRUPT;
 	}
-	if ((f & MT_FIELD_ALIGN && mt_varint_get(&q, end, &r->align)) ||
-	    (f & MT_FIELD_NMEMB && mt_varint_get(&q, end, &r->nmemb)) ||
-	    (f & MT_FIELD_SIZE && mt_varint_get(&q, end, &r->size)))
+	if ((f & MT_FIELD_ALIGN && mt_rec_varint(&q, end, &r->align, wide)) ||
+	    (f & MT_FIELD_NMEMB && mt_rec_varint(&q, end, &r->nmemb, wide)) ||
+	    (f & MT_FIELD_SIZE && mt_rec_varint(&q, end, &r->size, wide)))
 		return MT_DEC_CORRUPT;
 	if (f & MT_FIELD_OUT) {
 		if (!(head & MT_RF_NULL_OUT)) {
-			if (mt_varint_get(&q, end, &v))
+			if (mt_rec_varint(&q, end, &v, wide))
 				return MT_DEC_CORRUPT;
 			r->ptr_out = s->last_ptr + (uint64_t)mt_unzigzag(v);
 			s->last_ptr = r->ptr_out;
-			if (!r->ptr_out || mt_varint_get(&q, end, &v))
+			if (!r->ptr_out || mt_rec_varint(&q, end, &v, wide))
 				return MT_DEC_CORRUPT;
 			r->usable = mt_rec_requested(r) + (uint64_t)mt_unzigzag(v);
 		} else if (f & MT_FIELD_RC) {
-			if (mt_varint_get(&q, end, &v) || v > UINT32_MAX)
+			if (mt_rec_varint(&q, end, &v, wide) || v > UINT32_MAX)
 				return MT_DEC_CORRUPT;
 			r->rc = (uint32_t)v;
 		}
@@ -249,6 +259,25 @@ done:
 	s->last_ts = r->ts;
 	*len = (size_t)(q - p);
 	return MT_DEC_OK;
+}
+
+/*
+ * Decodes the record at [p, end).  Returns MT_DEC_END when p == end or the
+ * head byte is 0 (no more records: an unwritten or unfinished one),
+ * MT_DEC_CORRUPT when the bytes cannot be a record (call 0 under flags, a
+ * pointer of 0 without its NULL flag, a bad varint...), else MT_DEC_OK with
+ * *len set.  Fields the call does not use are zeroed.  All but a window's
+ * last few records are read with the wide varint reader, which roughly
+ * halves a record's instructions; the same values either way.
+ */
+static inline int mt_rec_decode(const uint8_t *p, const uint8_t *end, struct mt_codec_state *s,
+				struct mt_rec *r, size_t *len)
+{
+	if (p >= end || *p == 0)
+		return MT_DEC_END;
+	if (end - p >= MT_REC_WIDE)
+		return mt_rec_decode_body(p, end, s, r, len, 1);
+	return mt_rec_decode_body(p, end, s, r, len, 0);
 }
 
 #endif

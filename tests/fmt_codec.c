@@ -20,9 +20,21 @@ static const uint64_t edges[] = {
 };
 #define NEDGES (sizeof edges / sizeof edges[0])
 
+/* The wide reader gives what the plain one does, for every length. */
+static void check_wide(uint64_t x)
+{
+	uint8_t buf[MT_VARINT_MAX + MT_VARINT_WIDE];
+	memset(buf, 0xff, sizeof buf); /* what follows a varint must not matter */
+	size_t n = mt_varint_put(buf, x);
+	const uint8_t *p = buf;
+	uint64_t v;
+	CHECK(mt_varint_get_wide(&p, buf + sizeof buf, &v) == 0 && v == x && p == buf + n,
+	      "wide varint round trip of %llu", (unsigned long long)x);
+}
+
 static void test_varints(void)
 {
-	uint8_t buf[MT_VARINT_MAX + 1];
+	uint8_t buf[MT_VARINT_MAX + MT_VARINT_WIDE];
 	for (size_t i = 0; i < NEDGES; i++) {
 		for (int neg = 0; neg < 2; neg++) {
 			int64_t s = neg ? -(int64_t)edges[i] : (int64_t)edges[i];
@@ -36,17 +48,24 @@ static void test_varints(void)
 		      "varint round trip of %llu", (unsigned long long)edges[i]);
 		p = buf;
 		CHECK(n == 1 || mt_varint_get(&p, buf + n - 1, &v) == -1, "cut varint accepted");
+		check_wide(edges[i]);
+	}
+	for (unsigned bits = 1; bits < 64; bits++) { /* both sides of each length */
+		check_wide((1ull << bits) - 1);
+		check_wide(1ull << bits);
 	}
 	memset(buf, 0x80, sizeof buf); /* never terminates within 10 bytes */
 	const uint8_t *p = buf;
 	uint64_t v;
 	CHECK(mt_varint_get(&p, buf + sizeof buf, &v) == -1, "overlong varint accepted");
+	p = buf;
+	CHECK(mt_varint_get_wide(&p, buf + sizeof buf, &v) == -1, "overlong wide varint accepted");
 }
 
 /* Encodes r (already canonical) after prev, decodes it, compares. */
 static void round_trip(const struct mt_rec *prev, const struct mt_rec *r)
 {
-	uint8_t buf[MT_RECORD_MAX * 2];
+	uint8_t buf[MT_RECORD_MAX + MT_REC_WIDE];
 	struct mt_codec_state enc, dec;
 	struct mt_rec out;
 	uint8_t head;
@@ -84,6 +103,11 @@ static void round_trip(const struct mt_rec *prev, const struct mt_rec *r)
 		CHECK(0, "call %u flags %#x: round trip differs", r->call, r->flags);
 	}
 	CHECK(dec.last_ts == enc.last_ts && dec.last_ptr == enc.last_ptr, "delta state diverged");
+	/* Far from the end, as most of a window's records are: the wide path. */
+	dec = before;
+	rc = mt_rec_decode(buf, buf + sizeof buf, &dec, &out, &got);
+	CHECK(rc == MT_DEC_OK && got == len && fmt_rec_equal(&out, r),
+	      "call %u flags %#x: wide decode differs", r->call, r->flags);
 }
 
 /* Every call x every flag combination x edge values in every field. */
