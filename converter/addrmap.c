@@ -111,14 +111,11 @@ static int resize(struct addrmap *m)
 	return 0;
 }
 
-struct am_entry *am_get(struct addrmap *m, uint64_t addr)
+struct am_entry *am_add(struct addrmap *m, uint64_t addr)
 {
-	struct am_entry *e = am_find(m, addr);
-	if (e)
-		return e;
 	if (2 * (m->used + 1) > m->mask + 1 && resize(m) < 0) /* load <= 1/2 */
 		return NULL;
-	e = slot_for(m, addr);
+	struct am_entry *e = slot_for(m, addr);
 	*e = (struct am_entry){ .addr = addr };
 	m->used++;
 	return e;

@@ -65,9 +65,18 @@ static inline struct am_entry *am_find(const struct addrmap *m, uint64_t addr)
 	}
 }
 
+/* am_get's insertion, out of line: addr is not in the map. */
+struct am_entry *am_add(struct addrmap *m, uint64_t addr);
+
 /* The entry for addr, added (state AM_EMPTY) if missing; NULL when out of
- * memory.  May move entries: earlier pointers are invalid afterwards. */
-struct am_entry *am_get(struct addrmap *m, uint64_t addr);
+ * memory.  May move entries: earlier pointers are invalid afterwards.
+ * Inline, as every allocation asks: most addresses are reused, so the find
+ * usually answers and the call to insert is skipped. */
+static inline struct am_entry *am_get(struct addrmap *m, uint64_t addr)
+{
+	struct am_entry *e = am_find(m, addr);
+	return e ? e : am_add(m, addr);
+}
 
 /* State changes keep the live count right; inline, as every call makes one. */
 static inline void am_set_live(struct addrmap *m, struct am_entry *e)

@@ -79,10 +79,46 @@ struct conv {
 };
 
 /* emit.c */
-/* Writes s's call op (its delta_ns is set here) at trace time ts. */
-int emit_call(struct conv *c, uint32_t s, struct mt_op *op, uint64_t ts);
+/* Gives s its stream on its first op, after the call that preceded it. */
+int emit_stream(struct conv *c, uint32_t s);
+/* s passes in obj, which another thread allocated or used last: s waits
+ * for that use, unless it already knows of it. */
 int emit_handoff(struct conv *c, uint32_t s, const struct am_entry *obj);
 int emit_thread_done(struct conv *c, uint32_t s);
+
+/* Appends op to s's stream.  This and emit_call are inline, as the loop
+ * writes an op for each call: an encode into the stream's buffer. */
+static inline int emit_op(struct conv *c, uint32_t s, const struct mt_op *op)
+{
+	struct src *x = &c->src[s];
+	if (mt_wl_writer_op(c->w, x->wl, op, c->e) < 0)
+		return -1;
+	x->ops++;
+	c->res.ops++;
+	return 0;
+}
+
+static inline uint64_t ticks_to_ns(const struct conv *c, uint64_t ticks)
+{
+	return (uint64_t)((unsigned __int128)ticks * 1000000000u / c->ts_freq);
+}
+
+/* Writes s's call op (its delta_ns is set here) at trace time ts. */
+static inline int emit_call(struct conv *c, uint32_t s, struct mt_op *op, uint64_t ts)
+{
+	struct src *x = &c->src[s];
+	if (x->wl < 0 && emit_stream(c, s) < 0)
+		return -1;
+	if (c->timing) {
+		op->delta_ns = ts > x->last_ts ? ticks_to_ns(c, ts - x->last_ts) : 0;
+		x->last_ts = ts > x->last_ts ? ts : x->last_ts;
+	}
+	if (emit_op(c, s, op) < 0)
+		return -1;
+	c->last_caller = (int)s;
+	c->res.calls++;
+	return 0;
+}
 
 /* heap.c */
 #define NOT_IN_HEAP SIZE_MAX

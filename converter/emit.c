@@ -18,23 +18,13 @@
 
 #include "conv_internal.h"
 
-static int raw_op(struct conv *c, uint32_t s, const struct mt_op *op)
-{
-	struct src *x = &c->src[s];
-	if (mt_wl_writer_op(c->w, x->wl, op, c->e) < 0)
-		return -1;
-	x->ops++;
-	c->res.ops++;
-	return 0;
-}
-
 /* A signal at the end of a's stream: everything a did so far precedes it. */
 static int signal_at_end(struct conv *c, uint32_t a, uint64_t *id)
 {
 	struct src *x = &c->src[a];
 	if (!x->has_sig || x->sig_pos != x->ops) {
 		struct mt_op op = { .code = MT_OP_SIGNAL, .sync = c->res.syncs };
-		if (raw_op(c, a, &op) < 0)
+		if (emit_op(c, a, &op) < 0)
 			return -1;
 		x->sig_id = c->res.syncs++;
 		x->sig_pos = x->ops;
@@ -52,7 +42,7 @@ static int wait_for(struct conv *c, uint32_t s, uint32_t a)
 	if (signal_at_end(c, a, &id) < 0)
 		return -1;
 	struct mt_op op = { .code = MT_OP_WAIT, .sync = id };
-	if (raw_op(c, s, &op) < 0)
+	if (emit_op(c, s, &op) < 0)
 		return -1;
 	/* The signal sits at a's end, so what a knew then is what it knows
 	 * now: s inherits it, and needs no wait of its own on those threads. */
@@ -63,8 +53,7 @@ static int wait_for(struct conv *c, uint32_t s, uint32_t a)
 	return 0;
 }
 
-/* Gives s its stream on its first op, after the call that preceded it. */
-static int ensure_stream(struct conv *c, uint32_t s)
+int emit_stream(struct conv *c, uint32_t s)
 {
 	struct src *x = &c->src[s];
 	if (x->wl >= 0)
@@ -79,9 +68,7 @@ static int ensure_stream(struct conv *c, uint32_t s)
 
 int emit_handoff(struct conv *c, uint32_t s, const struct am_entry *obj)
 {
-	if (obj->owner == s)
-		return 0;
-	if (ensure_stream(c, s) < 0)
+	if (emit_stream(c, s) < 0)
 		return -1;
 	if (mt_vc_get(&c->clocks, &c->src[s].known, obj->owner) >= obj->pos)
 		return 0;
@@ -96,23 +83,3 @@ int emit_thread_done(struct conv *c, uint32_t s)
 	return wl < 0 ? 0 : mt_wl_writer_flush_thread(c->w, wl, c->e);
 }
 
-static uint64_t ticks_to_ns(const struct conv *c, uint64_t ticks)
-{
-	return (uint64_t)((unsigned __int128)ticks * 1000000000u / c->ts_freq);
-}
-
-int emit_call(struct conv *c, uint32_t s, struct mt_op *op, uint64_t ts)
-{
-	struct src *x = &c->src[s];
-	if (x->wl < 0 && ensure_stream(c, s) < 0)
-		return -1;
-	if (c->timing) {
-		op->delta_ns = ts > x->last_ts ? ticks_to_ns(c, ts - x->last_ts) : 0;
-		x->last_ts = ts > x->last_ts ? ts : x->last_ts;
-	}
-	if (raw_op(c, s, op) < 0)
-		return -1;
-	c->last_caller = (int)s;
-	c->res.calls++;
-	return 0;
-}
