@@ -29,31 +29,9 @@
 #define FIRST_BUF 256u     /* a thread's first buffer; doubles up to CHUNK */
 
 /* A run of a stream's bytes in the spill file. */
-struct chunk {
+struct mt_wl_chunk {
 	uint64_t off;
 	uint32_t len;
-};
-
-struct wl_stream {
-	uint32_t tid;
-	uint32_t used, size;   /* bytes in buf, and its size */
-	uint8_t *buf;          /* NULL until the thread writes, and after a flush */
-	struct chunk *chunks;  /* spilled bytes, in stream order */
-	size_t nchunks, cap;
-	uint64_t spilled;      /* their total */
-	uint64_t ops;
-	struct mt_op_state st;
-};
-
-struct mt_wl_writer {
-	char *path, *tmp_path;
-	int fd, spill;         /* temporary output, unlinked spill file */
-	int overwrite, timing;
-	uint8_t ptr_size;
-	uint64_t spill_end;    /* bytes in the spill file */
-	struct wl_stream *s;
-	size_t ns, scap;
-	uint64_t ops, calls[16];
 };
 
 /* ---- the output before it is complete ----
@@ -201,13 +179,13 @@ int mt_wl_writer_thread(struct mt_wl_writer *w, uint32_t tid, struct mt_error *e
 {
 	if (w->ns == w->scap) {
 		size_t ncap = w->scap ? 2 * w->scap : 16;
-		struct wl_stream *n = realloc(w->s, ncap * sizeof *n);
+		struct mt_wl_stream *n = realloc(w->s, ncap * sizeof *n);
 		if (!n)
 			return mt_error_set(e, w->path, "out of memory for %zu threads", ncap);
 		w->s = n;
 		w->scap = ncap;
 	}
-	w->s[w->ns] = (struct wl_stream){ .tid = tid };
+	w->s[w->ns] = (struct mt_wl_stream){ .tid = tid };
 	return (int)w->ns++;
 }
 
@@ -226,11 +204,11 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 }
 
 /* Appends the buffer's bytes to the spill file and empties it. */
-static int spill(struct mt_wl_writer *w, struct wl_stream *s, struct mt_error *e)
+static int spill(struct mt_wl_writer *w, struct mt_wl_stream *s, struct mt_error *e)
 {
 	if (s->nchunks == s->cap) {
 		size_t ncap = s->cap ? 2 * s->cap : 8;
-		struct chunk *n = realloc(s->chunks, ncap * sizeof *n);
+		struct mt_wl_chunk *n = realloc(s->chunks, ncap * sizeof *n);
 		if (!n)
 			return mt_error_set(e, w->path, "out of memory");
 		s->chunks = n;
@@ -238,7 +216,7 @@ static int spill(struct mt_wl_writer *w, struct wl_stream *s, struct mt_error *e
 	}
 	if (write_all(w->spill, s->buf, s->used) < 0)
 		return mt_error_set(e, w->path, "cannot write the spill file: %s", strerror(errno));
-	s->chunks[s->nchunks++] = (struct chunk){ w->spill_end, s->used };
+	s->chunks[s->nchunks++] = (struct mt_wl_chunk){ w->spill_end, s->used };
 	w->spill_end += s->used;
 	s->spilled += s->used;
 	s->used = 0;
@@ -246,7 +224,7 @@ static int spill(struct mt_wl_writer *w, struct wl_stream *s, struct mt_error *e
 }
 
 /* Room for one more op: a bigger buffer, or the full one spilled. */
-static int make_room(struct mt_wl_writer *w, struct wl_stream *s, struct mt_error *e)
+static int make_room(struct mt_wl_writer *w, struct mt_wl_stream *s, struct mt_error *e)
 {
 	if (s->size == CHUNK)
 		return spill(w, s, e);
@@ -259,27 +237,22 @@ static int make_room(struct mt_wl_writer *w, struct wl_stream *s, struct mt_erro
 	return 0;
 }
 
-/* Called once per op: one encode straight into the thread's buffer (tens of
- * ns); a grow or a spill every few thousand ops; no allocation otherwise. */
-int mt_wl_writer_op(struct mt_wl_writer *w, int thread, const struct mt_op *op, struct mt_error *e)
+int mt_wl_writer_op_slow(struct mt_wl_writer *w, int thread, const struct mt_op *op,
+			 struct mt_error *e)
 {
-	struct wl_stream *s = &w->s[thread];
+	struct mt_wl_stream *s = &w->s[thread];
 	if (op->new_obj && op->new_obj <= s->st.last_new)
 		return mt_error_set(e, w->path, "object %llu does not grow the stream of thread %u",
 				    (unsigned long long)op->new_obj, s->tid);
 	if (s->size - s->used < MT_WL_OP_MAX && make_room(w, s, e) < 0)
 		return -1;
-	s->used += (uint32_t)mt_op_encode(s->buf + s->used, &s->st, op, w->timing);
-	s->ops++;
-	w->ops++;
-	if (op->code < 16)
-		w->calls[op->code]++;
+	mt_wl_writer_put(w, s, op);
 	return 0;
 }
 
 int mt_wl_writer_flush_thread(struct mt_wl_writer *w, int thread, struct mt_error *e)
 {
-	struct wl_stream *s = &w->s[thread];
+	struct mt_wl_stream *s = &w->s[thread];
 	if (s->used && spill(w, s, e) < 0)
 		return -1;
 	free(s->buf);
@@ -290,7 +263,7 @@ int mt_wl_writer_flush_thread(struct mt_wl_writer *w, int thread, struct mt_erro
 
 /* ---- finishing ---- */
 
-static uint64_t stream_length(const struct wl_stream *s)
+static uint64_t stream_length(const struct mt_wl_stream *s)
 {
 	return s->spilled + s->used;
 }
@@ -327,7 +300,7 @@ static int write_head(struct mt_wl_writer *w, const struct mt_wl_info *totals)
 		return -1;
 	uint64_t off = MT_WL_HEADER_SIZE + (uint64_t)w->ns * MT_WL_THREAD_ENTRY;
 	for (size_t i = 0; i < w->ns; i++) {
-		const struct wl_stream *s = &w->s[i];
+		const struct mt_wl_stream *s = &w->s[i];
 		memset(t, 0, sizeof t);
 		mt_put_le32(t + MT_WT_TID, s->tid);
 		mt_put_le64(t + MT_WT_OFFSET, off);
@@ -342,7 +315,7 @@ static int write_head(struct mt_wl_writer *w, const struct mt_wl_info *totals)
 
 /* Copies a chunk in the kernel where it can (no trip through this process's
  * memory), else through buf. */
-static int copy_chunk(struct mt_wl_writer *w, const struct chunk *k, uint8_t *buf)
+static int copy_chunk(struct mt_wl_writer *w, const struct mt_wl_chunk *k, uint8_t *buf)
 {
 	loff_t at = (loff_t)k->off;
 	size_t left = k->len;
@@ -359,7 +332,7 @@ static int copy_chunk(struct mt_wl_writer *w, const struct chunk *k, uint8_t *bu
 		       write_all(w->fd, buf, left) == 0 ? 0 : -1;
 }
 
-static int copy_stream(struct mt_wl_writer *w, const struct wl_stream *s, uint8_t *buf)
+static int copy_stream(struct mt_wl_writer *w, const struct mt_wl_stream *s, uint8_t *buf)
 {
 	for (size_t i = 0; i < s->nchunks; i++)
 		if (copy_chunk(w, &s->chunks[i], buf) < 0)

@@ -55,7 +55,31 @@ const char *mt_wl_path(const struct mt_wl *w);
 
 /* ---- writer ---- */
 
-struct mt_wl_writer;
+/* The writer and its streams are public only so that mt_wl_writer_op can be
+ * inline (trace2wl writes one op per traced call, and a call into the
+ * library cost it as many instructions as the encoding); their fields are
+ * wl_writer.c's own. */
+struct mt_wl_stream {
+	uint32_t tid;
+	uint32_t used, size;          /* bytes in buf, and its size */
+	uint8_t *buf;                 /* NULL until the thread writes, and after a flush */
+	struct mt_wl_chunk *chunks;   /* spilled bytes, in stream order */
+	size_t nchunks, cap;
+	uint64_t spilled;             /* their total */
+	uint64_t ops;
+	struct mt_op_state st;
+};
+
+struct mt_wl_writer {
+	char *path, *tmp_path;
+	int fd, spill;                /* temporary output, unlinked spill file */
+	int overwrite, timing;
+	uint8_t ptr_size;
+	uint64_t spill_end;           /* bytes in the spill file */
+	struct mt_wl_stream *s;
+	size_t ns, scap;
+	uint64_t ops, calls[16];
+};
 
 /* Starts a workload to be put at path at finish; fails if path exists
  * unless overwrite.  timing: store per-op ns deltas (MT_WLF_TIMING). */
@@ -63,9 +87,34 @@ struct mt_wl_writer *mt_wl_writer_open(const char *path, int overwrite, int timi
 				       uint8_t ptr_size, struct mt_error *e);
 /* Adds a thread; returns its index (0, 1, ...) or -1 with e set. */
 int mt_wl_writer_thread(struct mt_wl_writer *w, uint32_t tid, struct mt_error *e);
+/* Encodes op at the end of s's buffer, which has MT_WL_OP_MAX bytes free,
+ * and counts it. */
+static inline void mt_wl_writer_put(struct mt_wl_writer *w, struct mt_wl_stream *s,
+				    const struct mt_op *op)
+{
+	s->used += (uint32_t)mt_op_encode(s->buf + s->used, &s->st, op, w->timing);
+	s->ops++;
+	w->ops++;
+	if (op->code < 16)
+		w->calls[op->code]++;
+}
+
+/* mt_wl_writer_op's rare cases: a full buffer, an index that does not grow. */
+int mt_wl_writer_op_slow(struct mt_wl_writer *w, int thread, const struct mt_op *op,
+			 struct mt_error *e);
+
 /* Appends op to thread's stream; counts it.  New object indices must grow
- * within a stream. */
-int mt_wl_writer_op(struct mt_wl_writer *w, int thread, const struct mt_op *op, struct mt_error *e);
+ * within a stream.  Inline: one encode straight into the thread's buffer
+ * (tens of instructions), with a call only every few thousand ops. */
+static inline int mt_wl_writer_op(struct mt_wl_writer *w, int thread, const struct mt_op *op,
+				  struct mt_error *e)
+{
+	struct mt_wl_stream *s = &w->s[thread];
+	if ((op->new_obj && op->new_obj <= s->st.last_new) || s->size - s->used < MT_WL_OP_MAX)
+		return mt_wl_writer_op_slow(w, thread, op, e);
+	mt_wl_writer_put(w, s, op);
+	return 0;
+}
 /* Moves the thread's buffered ops to the spill file and frees its buffer,
  * for a thread that is done or idle: memory then follows the threads still
  * writing.  Later ops to the thread start a new buffer. */
