@@ -96,8 +96,10 @@ int mt_trace_cursor_turn(struct mt_trace_cursor *c, int rc, struct mt_rec *r, ui
  * -1 on a corrupt record, with e set to "FILE: offset N: ...".  Inline: a
  * converter calls it once per record, and all but the last record of a
  * window need only the decode. */
-static inline int mt_trace_cursor_next(struct mt_trace_cursor *c, struct mt_rec *r,
-				       uint64_t *recno, struct mt_error *e)
+static inline __attribute__((always_inline)) int mt_trace_cursor_next(struct mt_trace_cursor *c,
+									 struct mt_rec *r,
+									 uint64_t *recno,
+									 struct mt_error *e)
 {
 	size_t len;
 	int rc = mt_rec_decode(c->p, c->end, &c->st, r, &len);

@@ -248,7 +248,9 @@ static inline __attribute__((always_inline)) int mt_rec_decode_body(const uint8_
 			s->last_ptr = r->ptr_out;
 			if (!r->ptr_out || mt_rec_varint(&q, end, &v, wide))
 				return MT_DEC_CORRUPT;
-			r->usable = mt_rec_requested(r) + (uint64_t)mt_unzigzag(v);
+			/* mt_rec_requested, from the bits at hand */
+			r->usable = (f & MT_FIELD_NMEMB ? r->nmemb * r->size : r->size) +
+				    (uint64_t)mt_unzigzag(v);
 		} else if (f & MT_FIELD_RC) {
 			if (mt_rec_varint(&q, end, &v, wide) || v > UINT32_MAX)
 				return MT_DEC_CORRUPT;
@@ -261,6 +263,15 @@ done:
 	return MT_DEC_OK;
 }
 
+/* A record near its window's end, read with checked varints: out of line,
+ * as only the last few of a window's thousands come here. */
+static __attribute__((noinline)) int mt_rec_decode_near_end(const uint8_t *p, const uint8_t *end,
+							    struct mt_codec_state *s,
+							    struct mt_rec *r, size_t *len)
+{
+	return mt_rec_decode_body(p, end, s, r, len, 0);
+}
+
 /*
  * Decodes the record at [p, end).  Returns MT_DEC_END when p == end or the
  * head byte is 0 (no more records: an unwritten or unfinished one),
@@ -268,16 +279,19 @@ done:
  * pointer of 0 without its NULL flag, a bad varint...), else MT_DEC_OK with
  * *len set.  Fields the call does not use are zeroed.  All but a window's
  * last few records are read with the wide varint reader, which roughly
- * halves a record's instructions; the same values either way.
+ * halves a record's instructions; the same values either way.  Always
+ * inline, as readers decode records in loops: about 100 instructions a
+ * record of malloc, free or realloc.
  */
-static inline int mt_rec_decode(const uint8_t *p, const uint8_t *end, struct mt_codec_state *s,
-				struct mt_rec *r, size_t *len)
+static inline __attribute__((always_inline)) int mt_rec_decode(const uint8_t *p, const uint8_t *end,
+								 struct mt_codec_state *s,
+								 struct mt_rec *r, size_t *len)
 {
 	if (p >= end || *p == 0)
 		return MT_DEC_END;
-	if (end - p >= MT_REC_WIDE)
-		return mt_rec_decode_body(p, end, s, r, len, 1);
-	return mt_rec_decode_body(p, end, s, r, len, 0);
+	if (end - p < MT_REC_WIDE)
+		return mt_rec_decode_near_end(p, end, s, r, len);
+	return mt_rec_decode_body(p, end, s, r, len, 1);
 }
 
 #endif
