@@ -28,29 +28,44 @@
 
 enum step { STEP_DONE, STEP_PARKED, STEP_HELD };
 
-/* Tops up s's lookahead, prefetching the map slots each record will probe.
- * Once the ring is full, as it is but at a thread's start and end, this is
- * one inline decode into the slot the last head left (about 100
- * instructions) and one or two prefetches. */
-static inline __attribute__((always_inline)) int read_ahead(struct conv *c, struct src *x)
+/* Decodes s's next record into ring slot i and prefetches the map slots it
+ * will probe: 1, or 0 at the thread's end, or -1 on a corrupt record. */
+static inline __attribute__((always_inline)) int read_one(struct conv *c, struct src *x, unsigned i)
 {
-	while (!x->cursor_done && x->ahead_count <= x->ahead_mask) {
-		struct ahead *a = &x->ahead[(x->ahead_first + x->ahead_count) & x->ahead_mask];
-		struct mt_rec *r = &a->r;
-		int rc = mt_trace_cursor_next(&x->cur, r, &a->recno, c->e);
-		if (rc < 0)
-			return -1;
-		if (rc == 0) {
-			x->cursor_done = 1;
-			break;
-		}
-		if (r->ptr_in)
-			am_prefetch(&c->map, r->ptr_in);
-		if (r->ptr_out)
-			am_prefetch(&c->map, r->ptr_out);
-		x->ahead_count++;
+	struct ahead *a = &x->ahead[i];
+	int rc = mt_trace_cursor_next(&x->cur, &a->r, &a->recno, c->e);
+	if (rc <= 0) {
+		x->cursor_done = rc == 0;
+		return rc;
 	}
-	return 0;
+	if (a->r.ptr_in)
+		am_prefetch(&c->map, a->r.ptr_in);
+	if (a->r.ptr_out)
+		am_prefetch(&c->map, a->r.ptr_out);
+	x->ahead_count++;
+	return 1;
+}
+
+/* Fills s's lookahead ring at its start. */
+static int fill_ahead(struct conv *c, struct src *x)
+{
+	int rc = 1;
+	while (x->ahead_count <= x->ahead_mask && (rc = read_one(c, x, x->ahead_count)) > 0)
+		;
+	return rc < 0 ? -1 : 0;
+}
+
+/* s's head is now ahead[ahead_first]. */
+static inline int take_head(struct conv *c, uint32_t s)
+{
+	struct src *x = &c->src[s];
+	x->head = &x->ahead[x->ahead_first].r;
+	x->recno = x->ahead[x->ahead_first].recno;
+	x->key = x->head->ts;
+	if (c->nparked || c->nholding)
+		pull_key(c, s);
+	c->res.records++;
+	return 1;
 }
 
 /* s's thread has no records left: it leaves the ring behind. */
@@ -64,25 +79,19 @@ static int end_of_thread(struct src *x)
 }
 
 /* Makes s's next record its head; 0 at the end, -1 on a corrupt record.
- * Inline in the loop, which calls it once per record. */
+ * Inline in the loop, which calls it once per record: until the thread's
+ * records run out the ring is full, so the slot the head leaves is the one
+ * to refill - one inline decode (about 100 instructions) and one or two
+ * prefetches. */
 static inline __attribute__((always_inline)) int advance(struct conv *c, uint32_t s)
 {
 	struct src *x = &c->src[s];
-	if (x->head) {
-		x->ahead_first = (x->ahead_first + 1) & x->ahead_mask;
-		x->ahead_count--;
-	}
-	if (read_ahead(c, x) < 0)
+	unsigned left = x->ahead_first;
+	x->ahead_first = (left + 1) & x->ahead_mask;
+	x->ahead_count--;
+	if (!x->cursor_done && read_one(c, x, left) < 0)
 		return -1;
-	if (!x->ahead_count)
-		return end_of_thread(x);
-	x->head = &x->ahead[x->ahead_first].r;
-	x->recno = x->ahead[x->ahead_first].recno;
-	x->key = x->head->ts;
-	if (c->nparked || c->nholding)
-		pull_key(c, s);
-	c->res.records++;
-	return 1;
+	return x->ahead_count ? take_head(c, s) : end_of_thread(x);
 }
 
 static void report_bad_free(struct conv *c, const struct src *x, const struct am_entry *e)
@@ -331,10 +340,9 @@ static int setup(struct conv *c, const struct conv_opts *o)
 		if (!(x->ahead = malloc((x->ahead_mask + 1) * sizeof *x->ahead)))
 			return mt_error_set(c->e, c->in_name, "out of memory for %zu threads", c->nsrc);
 		mt_trace_cursor_init(&x->cur, c->t, s);
-		int rc = advance(c, (uint32_t)s);
-		if (rc < 0)
+		if (fill_ahead(c, x) < 0)
 			return -1;
-		if (rc > 0)
+		if (x->ahead_count ? take_head(c, (uint32_t)s) : end_of_thread(x))
 			heap_push(c, (uint32_t)s);
 	}
 	c->w = mt_wl_writer_open(o->output, o->overwrite, o->timing, in->ptr_size, c->e);
