@@ -17,7 +17,7 @@ lib_libmtformat_la_LIBADD = lib/libmtcore.la
 # the writer tests and log importers use, and the names tools print.
 lib_libmtformat_la_SOURCES += \
 	lib/trace_internal.h lib/trace_reader.c lib/trace_cursor.c lib/trace_merge.c \
-	lib/trace_writer.c lib/names.c
+	lib/trace_writer.c lib/names.c lib/mapped.c lib/mapped.h
 
 # Text logs (malloc-log, glibc MALLOC_TRACE) rewritten as traces for trace2wl.
 lib_libmtformat_la_SOURCES += \

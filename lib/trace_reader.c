@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mapped.h"
 #include "trace_internal.h"
 
 /* ---- warnings ---- */
@@ -110,27 +111,10 @@ static int map_input(struct mt_trace *t, const char *path, struct mt_error *e)
 	int fd = open_input(t, path, &t->len, e);
 	if (fd < 0)
 		return -1;
-	if (t->len) {
-		void *m = mmap(NULL, t->len, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (m == MAP_FAILED) {
-			close(fd);
-			return mt_error_set(e, t->path, "cannot map: %s", strerror(errno));
-		}
-		t->map = m;
-	}
-	close(fd);
-	return 0;
+	return mt_map_fd(fd, t->len, &t->map, t->path, e);
 }
 
 /* ---- the window index ---- */
-
-static int all_zero(const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (p[i])
-			return 0;
-	return 1;
-}
 
 static int push_window(struct mt_trace *t, const struct mt_trace_window *w, size_t *cap)
 {
@@ -261,7 +245,7 @@ static int walk_windows(struct mt_trace *t, struct mt_error *e)
 	while (off < limit) {
 		const uint8_t *h = t->map + off;
 		size_t avail = limit - off < MT_WINDOW_HEADER_SIZE ? limit - off : MT_WINDOW_HEADER_SIZE;
-		if (all_zero(h, avail)) {
+		if (mt_all_zero(h, avail)) {
 			if (!zero_from)
 				zero_from = off;
 			off += MT_TRACE_ALIGN;

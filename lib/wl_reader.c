@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mapped.h"
 #include "wl_internal.h"
 
 static int map_file(struct mt_wl *w, const char *path, struct mt_error *e)
@@ -30,24 +31,7 @@ static int map_file(struct mt_wl *w, const char *path, struct mt_error *e)
 		return mt_error_set(e, path, "not a regular file, so not a workload");
 	}
 	w->len = (size_t)st.st_size;
-	if (w->len) {
-		void *m = mmap(NULL, w->len, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (m == MAP_FAILED) {
-			close(fd);
-			return mt_error_set(e, path, "cannot map: %s", strerror(errno));
-		}
-		w->map = m;
-	}
-	close(fd);
-	return 0;
-}
-
-static int all_zero(const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (p[i])
-			return 0;
-	return 1;
+	return mt_map_fd(fd, w->len, &w->map, path, e);
 }
 
 static int parse_header(struct mt_wl *w, struct mt_error *e)
@@ -87,7 +71,7 @@ static int parse_header(struct mt_wl *w, struct mt_error *e)
 		return mt_error_set(e, w->path, "corrupt header (version, size, endian or flags)");
 	/* Reserved bytes are zero in version 1: anything else was not written by
 	 * a version 1 writer, or is damage. */
-	if (!all_zero(h + MT_WH_L_RESERVED2, MT_WL_HEADER_SIZE - MT_WH_L_RESERVED2))
+	if (!mt_all_zero(h + MT_WH_L_RESERVED2, MT_WL_HEADER_SIZE - MT_WH_L_RESERVED2))
 		return mt_error_set(e, w->path, "corrupt header: reserved bytes are not zero");
 	return 0;
 }

@@ -1,0 +1,25 @@
+/*
+ * mapped.h - what the two readers (trace, workload) do alike with the
+ * bytes of a file: map them read-only, and check reserved bytes are zero.
+ */
+#ifndef MT_MAPPED_H
+#define MT_MAPPED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mt_error.h"
+
+/* Maps len bytes of fd read-only (*map stays NULL for an empty file) and
+ * closes fd either way.  0, or -1 with e set naming path. */
+int mt_map_fd(int fd, size_t len, const uint8_t **map, const char *path, struct mt_error *e);
+
+static inline int mt_all_zero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
+#endif
