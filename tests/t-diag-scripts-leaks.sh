@@ -8,14 +8,7 @@
 bt_require
 [ -f "$MTRACE_LIB" ] || fail "$MTRACE_LIB is not built"
 
-held_setup
-gated env LD_PRELOAD="$MTRACE_LIB" "$top_builddir/tests/diag_calls" leaks
-bt_start lk.out "$top_builddir/stap/malloc-leaks.bt" "$MTRACE_LIB" "$gated_pid"
-bt_go
-held_wait "$gated_pid"
-bt_stop
-held_release
-wait "$gated_pid" || fail "diag_calls leaks failed"
+bt_capture lk.out malloc-leaks.bt leaks
 
 # Per map, the count of each stack whose frames include FUNC, in order.
 per_stack() { # MAP FUNC

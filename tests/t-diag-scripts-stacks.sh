@@ -7,14 +7,7 @@
 bt_require
 [ -f "$MTRACE_LIB" ] || fail "$MTRACE_LIB is not built"
 
-held_setup
-gated env LD_PRELOAD="$MTRACE_LIB" "$top_builddir/tests/diag_calls" stacks
-bt_start st.out "$top_builddir/stap/malloc-stacks.bt" "$MTRACE_LIB" "$gated_pid"
-bt_go
-held_wait "$gated_pid"
-bt_stop
-held_release
-wait "$gated_pid" || fail "diag_calls stacks failed"
+bt_capture st.out malloc-stacks.bt stacks
 
 # One entry per stack: "@stacks[", frames, "]: COUNT".  Keep, in print
 # order, the count of each stack that went through grab() and the one of
