@@ -7,8 +7,8 @@
 
 #include "mtrace.h"
 #include "recorder.h"
+#include "visibility.h"
 
-#define MT_EXPORT __attribute__((visibility("default")))
 
 MT_EXPORT int mtrace_start(void)
 {

@@ -28,7 +28,6 @@
 #include "next_alloc.h"
 #include "recorder.h"
 
-#define MT_HIDDEN __attribute__((visibility("hidden")))
 
 /* The semaphore of every derived marker (section .probes, where tracers
  * look for semaphores): the number of tracers attached to any of them. */

@@ -91,7 +91,7 @@ void mt_glibc_raise_threshold(uintptr_t chunk)
 typedef int (*mallopt_fn)(int, int);
 static mallopt_fn next_mallopt;
 
-__attribute__((visibility("default"))) int mallopt(int param, int value)
+MT_EXPORT int mallopt(int param, int value)
 {
 	mallopt_fn fn = __atomic_load_n(&next_mallopt, __ATOMIC_ACQUIRE);
 	int glibc, rc;

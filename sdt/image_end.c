@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "recorder.h"
+#include "visibility.h"
 
-#define MT_EXPORT __attribute__((visibility("default")))
 
 extern char **environ;
 

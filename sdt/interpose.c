@@ -3,19 +3,20 @@
  *
  * Each wrapper fires its SDT markers (provider "mtrace", see docs/PROBES.md)
  * and forwards to the next allocator.  While nobody watches that is all it
- * does: the entry nop, the gate (mt_watched: four loads, three ORs, one
- * branch predicted not taken), the indirect call, the return nop.  Each
- * marker's operands are already in the registers the call has, so the
- * markers add no instruction but their nops.
+ * does: the entry nop, the gate (mt_watched: two loads, an OR, one branch
+ * predicted not taken), the indirect call, the return nop, and one test of
+ * the recorder's state word.  Each marker's operands are already in the
+ * registers the call has, so the markers add no instruction but their nops.
  *
- * When a derived glibc marker is probed or the recorder is on, the wrapper
- * hands the call to its watched twin, out of line: the glibc event deriver
- * looks around the call (glibc_events.h), and the recorder records it,
- * allocating calls at return and frees at entry, so that at any point in
- * the trace one block owns an address.  A twin fires the return marker from
- * a second site of the same name, so a tracer sees every call exactly once.
- * Records are built where the call type is a constant, so the inline
- * encoder keeps only that call's fields.
+ * When a derived glibc marker is probed or the recorder is on, the call is
+ * forwarded by its derived twin, out of line, with the glibc event deriver
+ * looking around it (glibc_events.h); and when the recorder is on, the
+ * record is made out of line too - allocating calls at return, frees at
+ * entry, so that at any point in the trace one block owns an address.
+ * Every marker has exactly one site, in the wrapper, whichever way the call
+ * went: a stack walked from it looks the same to a tracer whether or not
+ * something else turned the gate on.  Records are built where the call
+ * type is a constant, so the inline encoder keeps only that call's fields.
  *
  * Calls of the same shape share a generator macro: malloc, valloc and
  * pvalloc take a size; calloc, memalign and aligned_alloc two numbers.
@@ -30,8 +31,11 @@
 #include "glibc_events.h"
 #include "next_alloc.h"
 #include "recorder.h"
+#include "visibility.h"
 
-#define MT_EXPORT __attribute__((visibility("default")))
+/* The derived twins and the record makers: out of line, so the wrapper's
+ * fast path keeps a small frame (a record maker returns the block, so the
+ * wrapper ends in a tail call to it). */
 #define WATCHED static __attribute__((noinline))
 #define U(p) ((uintptr_t)(p))
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
@@ -70,51 +74,50 @@ ALWAYS_INLINE void free_enter(struct mt_glibc_probe_state *gs, unsigned call, vo
 
 /* malloc(size), valloc(size), pvalloc(size). */
 #define SIZE_CALL(name, CALL)                                                             \
-	WATCHED void *name##_watched(size_t size)                                         \
+	WATCHED void *name##_derived(size_t size)                                         \
 	{                                                                                 \
 		struct mt_glibc_probe_state gs;                                           \
 		mt_glibc_enter(&gs);                                                      \
 		void *p = mt_next.name(size);                                             \
 		mt_glibc_leave(&gs, p);                                                   \
-		STAP_PROBE2(mtrace, name##_return, p, size);                              \
-		if (mt_recording())                                                       \
-			record_alloc((struct mt_rec){ .call = CALL, .ptr_out = U(p),      \
-						      .size = size });                    \
+		return p;                                                                 \
+	}                                                                                 \
+	WATCHED void *name##_record(void *p, size_t size)                                 \
+	{                                                                                 \
+		record_alloc((struct mt_rec){ .call = CALL, .ptr_out = U(p), .size = size }); \
 		return p;                                                                 \
 	}                                                                                 \
 	MT_EXPORT void *name(size_t size)                                                 \
 	{                                                                                 \
 		STAP_PROBE1(mtrace, name##_entry, size);                                  \
-		if (mt_watched())                                                         \
-			return name##_watched(size);                                      \
-		void *p = mt_next.name(size);                                             \
+		void *p = mt_watched() ? name##_derived(size) : mt_next.name(size);       \
 		STAP_PROBE2(mtrace, name##_return, p, size);                              \
-		return p;                                                                 \
+		return mt_recording() ? name##_record(p, size) : p;                       \
 	}
 
 /* calloc(nmemb, size), memalign(align, size), aligned_alloc(align, size):
  * `field` is the record field the first argument goes to. */
 #define PAIR_CALL(name, CALL, field)                                                      \
-	WATCHED void *name##_watched(size_t field, size_t size)                           \
+	WATCHED void *name##_derived(size_t field, size_t size)                           \
 	{                                                                                 \
 		struct mt_glibc_probe_state gs;                                           \
 		mt_glibc_enter(&gs);                                                      \
 		void *p = mt_next.name(field, size);                                      \
 		mt_glibc_leave(&gs, p);                                                   \
-		STAP_PROBE3(mtrace, name##_return, p, field, size);                       \
-		if (mt_recording())                                                       \
-			record_alloc((struct mt_rec){ .call = CALL, .ptr_out = U(p),      \
-						      .field = field, .size = size });    \
+		return p;                                                                 \
+	}                                                                                 \
+	WATCHED void *name##_record(void *p, size_t field, size_t size)                   \
+	{                                                                                 \
+		record_alloc((struct mt_rec){ .call = CALL, .ptr_out = U(p), .field = field, \
+					      .size = size });                            \
 		return p;                                                                 \
 	}                                                                                 \
 	MT_EXPORT void *name(size_t field, size_t size)                                   \
 	{                                                                                 \
 		STAP_PROBE2(mtrace, name##_entry, field, size);                           \
-		if (mt_watched())                                                         \
-			return name##_watched(field, size);                               \
-		void *p = mt_next.name(field, size);                                      \
+		void *p = mt_watched() ? name##_derived(field, size) : mt_next.name(field, size); \
 		STAP_PROBE3(mtrace, name##_return, p, field, size);                       \
-		return p;                                                                 \
+		return mt_recording() ? name##_record(p, field, size) : p;                \
 	}
 
 SIZE_CALL(malloc, MT_CALL_MALLOC)
@@ -144,7 +147,7 @@ MT_EXPORT void free(void *ptr)
 }
 
 /* realloc and reallocarray: the old block goes at the call, as for free. */
-WATCHED void *realloc_watched(void *old, size_t size)
+WATCHED void *realloc_derived(void *old, size_t size)
 {
 	struct mt_glibc_probe_state gs;
 	mt_glibc_enter(&gs);
@@ -152,10 +155,13 @@ WATCHED void *realloc_watched(void *old, size_t size)
 		mt_glibc_before_free(&gs, old);
 	void *p = mt_next.realloc(old, size);
 	mt_glibc_leave(&gs, p);
-	STAP_PROBE3(mtrace, realloc_return, p, old, size);
-	if (mt_recording())
-		record_alloc((struct mt_rec){ .call = MT_CALL_REALLOC, .ptr_out = U(p),
-					      .ptr_in = U(old), .size = size });
+	return p;
+}
+
+WATCHED void *realloc_record(void *p, void *old, size_t size)
+{
+	record_alloc((struct mt_rec){ .call = MT_CALL_REALLOC, .ptr_out = U(p), .ptr_in = U(old),
+				      .size = size });
 	return p;
 }
 
@@ -164,11 +170,9 @@ MT_EXPORT void *realloc(void *old, size_t size)
 	STAP_PROBE2(mtrace, realloc_entry, old, size);
 	if (mt_in_boot_arena(old))
 		return mt_boot_realloc(old, size);
-	if (mt_watched())
-		return realloc_watched(old, size);
-	void *p = mt_next.realloc(old, size);
+	void *p = mt_watched() ? realloc_derived(old, size) : mt_next.realloc(old, size);
 	STAP_PROBE3(mtrace, realloc_return, p, old, size);
-	return p;
+	return mt_recording() ? realloc_record(p, old, size) : p;
 }
 
 /* glibc's own reallocarray calls realloc through the PLT, which would

@@ -12,7 +12,7 @@ sdt_libmtinterpose_la_SOURCES = \
 	sdt/rec_file.c sdt/rec_file.h sdt/rec_fd.h \
 	sdt/rec_config.c sdt/rec_config.h \
 	sdt/rec_text.c sdt/rec_text.h sdt/rec_clock.h \
-	sdt/api.c sdt/image_end.c
+	sdt/api.c sdt/image_end.c sdt/visibility.h
 # Derived glibc events and the mallopt interposer (issue #5, glibc_*.c).
 sdt_libmtinterpose_la_SOURCES += \
 	sdt/glibc_events.c sdt/glibc_arenas.c sdt/glibc_thresholds.c \

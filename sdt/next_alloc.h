@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "trace_format.h"
+#include "visibility.h"
 
 struct mt_next {
 	void *(*malloc)(size_t);
@@ -35,9 +36,9 @@ struct mt_next {
 #endif
 };
 
-extern struct mt_next mt_next;
-extern enum mt_allocator mt_next_kind;   /* valid once resolved */
-extern char mt_next_name[32];            /* e.g. "libc.so.6" */
+MT_HIDDEN extern struct mt_next mt_next;
+MT_HIDDEN extern enum mt_allocator mt_next_kind;   /* valid once resolved */
+MT_HIDDEN extern char mt_next_name[32];            /* e.g. "libc.so.6" */
 
 /* Resolves the table now (idempotent); the constructor calls it so the
  * allocator is known before recording starts. */
@@ -47,7 +48,7 @@ void mt_next_resolve(void);
  * allocator.  Its size is a constant so the test on every free is a
  * subtract and a compare. */
 #define MT_BOOT_ARENA_SIZE ((size_t)64 << 10)
-extern unsigned char mt_boot_arena[MT_BOOT_ARENA_SIZE];
+MT_HIDDEN extern unsigned char mt_boot_arena[MT_BOOT_ARENA_SIZE];
 
 static inline int mt_in_boot_arena(const void *p)
 {

@@ -18,6 +18,7 @@
 
 #include "rec_file.h"
 #include "trace_codec.h"
+#include "visibility.h"
 
 struct mt_slot {
 	uint8_t *base;        /* the mapped window, NULL when none */
@@ -47,7 +48,7 @@ struct mt_tls {
 	uint64_t first_rec;
 };
 
-extern __thread struct mt_tls mt_tls __attribute__((tls_model("initial-exec")));
+MT_HIDDEN extern __thread struct mt_tls mt_tls __attribute__((tls_model("initial-exec")));
 
 /*
  * A free slot for the calling thread, or NULL when memory is exhausted.

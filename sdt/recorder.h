@@ -14,11 +14,12 @@
 #include "rec_clock.h"
 #include "rec_thread.h"
 #include "trace_codec.h"
+#include "visibility.h"
 
 /* Non-zero while recording (not stopped, not paused), and while the
  * library has not yet decided whether to record (MT_EPOCH_UNDECIDED: the
  * first calls then take the slow path, which decides). */
-extern unsigned mt_rec_epoch;
+MT_HIDDEN extern unsigned mt_rec_epoch;
 #define MT_EPOCH_UNDECIDED 0xffffffffu
 
 static inline int mt_recording(void)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # t-rec-probes: the SDT markers built into the libraries are exactly those
-# docs/PROBES.md lists, with as many arguments as it says.  The list is read
-# from the doc's tables, so the doc cannot drift from the code.
+# docs/PROBES.md lists, with as many arguments as it says, each at one
+# site.  The list is read from the doc's tables, so the doc cannot drift
+# from the code.
 . "$top_srcdir/tests/lib.sh"
 
 [ -n "$READELF" ] || skip "readelf not found"
@@ -31,6 +32,11 @@ sort -u required -o required
 sort -u optional required -o documented 2>/dev/null || sort -u required -o documented
 
 for lib in "$MTRACE_LIB" "$MTRACECTL_LIB"; do
+	# One site per marker: a stack walked from a marker must not depend on
+	# which path the call took (watched or not).
+	sites=$("$READELF" -n "$lib" | awk '/Provider:/ { prov = $2 } /Name:/ && prov == "mtrace" { print $2 }' |
+		sort | uniq -d | tr '\n' ' ')
+	[ -z "$sites" ] || fail "markers with more than one site in $(basename "$lib"): $sites"
 	built "$lib" >built.txt
 	[ -s built.txt ] || fail "$lib has no mtrace markers"
 	missing=$(comm -23 required built.txt | tr '\n' ' ')
