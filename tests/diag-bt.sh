@@ -37,26 +37,31 @@ bt_running() {
 	[ -r "/proc/$bt_pid/status" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$bt_pid/status"
 }
 
+# bt_cpu: bpftrace's CPU time so far, in clock ticks (user + system).
+bt_cpu() {
+	awk '{ print $14 + $15 }' "/proc/$bt_pid/stat" 2>/dev/null || echo 0
+}
+
 # bt_stop: stops bpftrace as Ctrl-C would (END probes run, maps print).
 # bpftrace 0.17 now and then lets the first SIGINT pass without stopping
-# (seen on a loaded machine), so it is asked again every 5 s, and given up
-# on after 30 s rather than hanging the test suite.  Not while its output
-# grows, though: a second SIGINT cuts the printing of END short (seen:
-# a map of stacks printed, the next one never), and naming stack frames
-# on a loaded machine can take that long.
+# (seen on a loaded machine).  It is asked again only when it sits idle -
+# no output and no CPU time for 5 s - since a second SIGINT while it reads
+# and prints its maps cuts the printing short.  Given up on after 60 s
+# rather than hanging the test suite.
 bt_stop() {
 	kill -INT "$bt_pid" 2>/dev/null || true
 	n=0
-	printed=$(wc -c <"$bt_out")
+	seen="$(wc -c <"$bt_out") $(bt_cpu)"
 	while bt_running; do
 		n=$((n + 1))
-		if [ "$n" -ge 300 ]; then
+		if [ "$n" -ge 600 ]; then
 			kill -KILL "$bt_pid" 2>/dev/null || true
-			fail "bpftrace did not stop within 30 s of SIGINT"
+			fail "bpftrace did not stop within 60 s of SIGINT"
 		fi
 		if [ $((n % 50)) -eq 0 ]; then
-			[ "$(wc -c <"$bt_out")" != "$printed" ] || kill -INT "$bt_pid" 2>/dev/null || true
-			printed=$(wc -c <"$bt_out")
+			now="$(wc -c <"$bt_out") $(bt_cpu)"
+			[ "$now" != "$seen" ] || kill -INT "$bt_pid" 2>/dev/null || true
+			seen=$now
 		fi
 		sleep 0.1
 	done
