@@ -18,6 +18,15 @@ jget() {
 		fail "$1: not JSON with $2"
 }
 
+# expect_calls WHAT STATS RUN: the replay (trace_run --json, in RUN) made
+# each call type as often as the workload holds (trace2wl --stats --json).
+expect_calls() {
+	for c in $(python3 -c "import json, sys; print(' '.join(json.load(open(sys.argv[1]))['by_call']))" "$2"); do
+		expect_eq "$1: $c count" "$(jget "$2" "['by_call']['$c']")" \
+			"$(jget "$3" "['calls']['$c']['count']")"
+	done
+}
+
 # find_allocators: sets $allocators to glibc and each Debian allocator that
 # trace_run can load here; names the missing ones on stderr.
 find_allocators() {
