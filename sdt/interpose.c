@@ -54,7 +54,7 @@ ALWAYS_INLINE void record_alloc(struct mt_rec r)
 	mt_record(&r);
 }
 
-/* The frees: recorded at entry, then forwarded with the deriver watching. */
+/* A free's record, made at entry. */
 ALWAYS_INLINE void record_free(unsigned call, void *p, size_t size, size_t align)
 {
 	struct mt_rec r = { .call = (uint8_t)call, .ptr_in = U(p), .size = size, .align = align };
@@ -175,88 +175,104 @@ MT_EXPORT void *realloc(void *old, size_t size)
 	return mt_recording() ? realloc_record(p, old, size) : p;
 }
 
-/* glibc's own reallocarray calls realloc through the PLT, which would
- * record the call twice; the overflow check is all it adds.  Rare enough
- * to take one path, watched or not. */
-MT_EXPORT void *reallocarray(void *old, size_t nmemb, size_t size)
+WATCHED void *reallocarray_record(void *p, void *old, size_t nmemb, size_t size)
 {
-	struct mt_glibc_probe_state gs;
-	STAP_PROBE3(mtrace, reallocarray_entry, old, nmemb, size);
-	void *p = NULL;
-	if (size && nmemb > SIZE_MAX / size) {
-		errno = ENOMEM;
-	} else if (mt_in_boot_arena(old)) {
-		return mt_boot_realloc(old, nmemb * size);
-	} else if (!mt_watched()) {
-		p = mt_next.realloc(old, nmemb * size);
-	} else {
-		mt_glibc_enter(&gs);
-		if (old)
-			mt_glibc_before_free(&gs, old);
-		p = mt_next.realloc(old, nmemb * size);
-		mt_glibc_leave(&gs, p);
-	}
-	STAP_PROBE4(mtrace, reallocarray_return, p, old, nmemb, size);
-	if (mt_recording())
-		record_alloc((struct mt_rec){ .call = MT_CALL_REALLOCARRAY, .ptr_out = U(p),
-					      .ptr_in = U(old), .nmemb = nmemb, .size = size });
+	record_alloc((struct mt_rec){ .call = MT_CALL_REALLOCARRAY, .ptr_out = U(p),
+				      .ptr_in = U(old), .nmemb = nmemb, .size = size });
 	return p;
 }
 
-/* posix_memalign: *out is left alone on failure, as POSIX says.  Rare
- * enough to take one path, watched or not. */
+/* glibc's own reallocarray calls realloc through the PLT, which would
+ * record the call twice; the overflow check is all it adds. */
+MT_EXPORT void *reallocarray(void *old, size_t nmemb, size_t size)
+{
+	STAP_PROBE3(mtrace, reallocarray_entry, old, nmemb, size);
+	void *p = NULL;
+	if (size && nmemb > SIZE_MAX / size)
+		errno = ENOMEM;
+	else if (mt_in_boot_arena(old))
+		return mt_boot_realloc(old, nmemb * size);
+	else
+		p = mt_watched() ? realloc_derived(old, nmemb * size)
+				 : mt_next.realloc(old, nmemb * size);
+	STAP_PROBE4(mtrace, reallocarray_return, p, old, nmemb, size);
+	return mt_recording() ? reallocarray_record(p, old, nmemb, size) : p;
+}
+
+/* posix_memalign: *out is left alone on failure, as POSIX says. */
+WATCHED int posix_memalign_derived(void **p, size_t align, size_t size)
+{
+	struct mt_glibc_probe_state gs;
+	mt_glibc_enter(&gs);
+	int rc = mt_next.posix_memalign(p, align, size);
+	mt_glibc_leave(&gs, rc ? NULL : *p);
+	return rc;
+}
+
+WATCHED void posix_memalign_record(void *p, size_t align, size_t size, int rc)
+{
+	record_alloc((struct mt_rec){ .call = MT_CALL_POSIX_MEMALIGN, .ptr_out = U(p),
+				      .align = align, .size = size, .rc = (uint32_t)rc });
+}
+
 MT_EXPORT int posix_memalign(void **out, size_t align, size_t size)
 {
-	struct mt_glibc_probe_state gs = { 0 };
 	void *p = NULL;
 	STAP_PROBE2(mtrace, posix_memalign_entry, align, size);
-	int watched = mt_watched();
-	if (watched)
-		mt_glibc_enter(&gs);
-	int rc = mt_next.posix_memalign(&p, align, size);
+	int rc = mt_watched() ? posix_memalign_derived(&p, align, size)
+			      : mt_next.posix_memalign(&p, align, size);
 	if (rc)
 		p = NULL;
 	else
 		*out = p;
-	mt_glibc_leave(&gs, p);
 	STAP_PROBE4(mtrace, posix_memalign_return, p, align, size, rc);
-	if (watched && mt_recording())
-		record_alloc((struct mt_rec){ .call = MT_CALL_POSIX_MEMALIGN, .ptr_out = U(p),
-					      .align = align, .size = size, .rc = (uint32_t)rc });
+	if (mt_recording())
+		posix_memalign_record(p, align, size, rc);
 	return rc;
 }
+
+#if HAVE_FREE_SIZED || HAVE_FREE_ALIGNED_SIZED
+/* free_sized and free_aligned_sized with the deriver watching; the call
+ * type picks the forward. */
+WATCHED void sized_free_watched(unsigned call, void *ptr, size_t size, size_t align)
+{
+	struct mt_glibc_probe_state gs;
+	free_enter(&gs, call, ptr, size, align);
+#if HAVE_FREE_SIZED
+	if (call == MT_CALL_FREE_SIZED)
+		mt_next.free_sized(ptr, size);
+#endif
+#if HAVE_FREE_ALIGNED_SIZED
+	if (call == MT_CALL_FREE_ALIGNED_SIZED)
+		mt_next.free_aligned_sized(ptr, align, size);
+#endif
+	mt_glibc_leave(&gs, NULL);
+}
+#endif
 
 #if HAVE_FREE_SIZED
 MT_EXPORT void free_sized(void *ptr, size_t size)
 {
-	struct mt_glibc_probe_state gs;
 	STAP_PROBE2(mtrace, free_sized, ptr, size);
 	if (mt_in_boot_arena(ptr))
 		return;
-	if (!mt_watched()) {
+	if (mt_watched())
+		sized_free_watched(MT_CALL_FREE_SIZED, ptr, size, 0);
+	else
 		mt_next.free_sized(ptr, size);
-		return;
-	}
-	free_enter(&gs, MT_CALL_FREE_SIZED, ptr, size, 0);
-	mt_next.free_sized(ptr, size);
-	mt_glibc_leave(&gs, NULL);
 }
 #endif
 
 #if HAVE_FREE_ALIGNED_SIZED
 MT_EXPORT void free_aligned_sized(void *ptr, size_t align, size_t size)
 {
-	struct mt_glibc_probe_state gs;
 	STAP_PROBE3(mtrace, free_aligned_sized, ptr, align, size);
 	if (mt_in_boot_arena(ptr))
 		return;
-	if (!mt_watched()) {
+	if (mt_watched())
+		sized_free_watched(MT_CALL_FREE_ALIGNED_SIZED, ptr, size, align);
+	else
 		mt_next.free_aligned_sized(ptr, align, size);
-		return;
-	}
-	free_enter(&gs, MT_CALL_FREE_ALIGNED_SIZED, ptr, size, align);
-	mt_next.free_aligned_sized(ptr, align, size);
-	mt_glibc_leave(&gs, NULL);
 }
 #endif
 
