@@ -154,7 +154,10 @@ static inline struct heap_slot *heap_slot(uintptr_t h, int claim)
 	return hs;
 }
 
-/* The slot of arena a; claimed if new (then *fresh is set) when `claim`. */
+/* The slot of arena a; claimed if new (then *fresh is set) when `claim`.
+ * Only the blocks a thread gets say which arena it uses, so only a claim
+ * (made for a block returned) moves the thread's cached slot: freeing
+ * another arena's block, as a consumer thread does, leaves it alone. */
 static inline struct arena_slot *arena_slot(uintptr_t a, int claim, int *fresh)
 {
 	struct arena_slot *as = self.arena_slot;
@@ -163,7 +166,7 @@ static inline struct arena_slot *arena_slot(uintptr_t a, int claim, int *fresh)
 	if (as && as->arena == a)
 		return as;
 	as = (struct arena_slot *)slot_for(arenas, sizeof arenas[0], ARENA_SLOTS, a, claim, fresh);
-	if (as)
+	if (as && claim)
 		self.arena_slot = as;
 	return as;
 }
@@ -242,11 +245,11 @@ static int looks_like_main_arena(uintptr_t a, uintptr_t brk)
 static void locate_main_arena(void)
 {
 	uintptr_t page = 4096, anchor = (uintptr_t)&__curbrk & ~(page - 1);
-	uintptr_t brk = (uintptr_t)(&__curbrk ? __atomic_load_n(&__curbrk, __ATOMIC_RELAXED) : NULL);
+	uintptr_t brk = mt_glibc_brk_now();
 	uintptr_t lo = anchor, hi = anchor + page;
 	char probe;
 
-	if (!anchor || !brk)
+	if (!anchor || !brk || brk == (uintptr_t)-1)
 		return;
 	while (lo > anchor - MAIN_SCAN_PAGES * page && safe_read(lo - page, &probe, 1))
 		lo -= page;
@@ -430,8 +433,9 @@ static __attribute__((noinline)) void heaps_shrank(struct arena_slot *as, uintpt
 	}
 }
 
-/* The fast test of arena_freed: the arena's slot (the thread's cached one
- * nearly always) and one load of its system_mem. */
+/* After a free in arena a, the common case: the arena's slot (the
+ * thread's cached one nearly always) and one load of its system_mem;
+ * heaps_shrank does the rest when it dropped. */
 static inline void arena_freed(uintptr_t a)
 {
 	struct arena_slot *as;

@@ -93,7 +93,7 @@ void mt_glibc_emit(unsigned ev, uint64_t a1, uint64_t a2)
  */
 static uintptr_t brk_seen;
 
-static uintptr_t brk_now(void)
+uintptr_t mt_glibc_brk_now(void)
 {
 	void *b = &__curbrk ? __atomic_load_n(&__curbrk, __ATOMIC_RELAXED) : NULL;
 	return (uintptr_t)(b ? b : sbrk(0));
@@ -104,7 +104,7 @@ void mt_glibc_brk_baseline(void)
 	uintptr_t zero = 0;
 
 	if (__atomic_load_n(&brk_seen, __ATOMIC_RELAXED) == 0)
-		__atomic_compare_exchange_n(&brk_seen, &zero, brk_now(), 0, __ATOMIC_ACQ_REL,
+		__atomic_compare_exchange_n(&brk_seen, &zero, mt_glibc_brk_now(), 0, __ATOMIC_ACQ_REL,
 					    __ATOMIC_RELAXED);
 }
 
@@ -114,7 +114,7 @@ static void brk_check(void)
 	uintptr_t now;
 
 	do {
-		now = brk_now();
+		now = mt_glibc_brk_now();
 		if (now == was || now == (uintptr_t)-1)
 			return;
 	} while (!__atomic_compare_exchange_n(&brk_seen, &was, now, 0, __ATOMIC_ACQ_REL,

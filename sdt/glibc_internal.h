@@ -16,8 +16,10 @@
  * arguments, and records it when the recorder is on. */
 MT_HIDDEN void mt_glibc_emit(unsigned ev, uint64_t a1, uint64_t a2);
 
-/* The break as it is when the deriver starts: moves are counted from it. */
+/* The break as it is when the deriver starts: moves are counted from it.
+ * mt_glibc_brk_now: the program break now (sbrk(0), read from libc). */
 MT_HIDDEN void mt_glibc_brk_baseline(void);
+MT_HIDDEN uintptr_t mt_glibc_brk_now(void);
 
 /* glibc's cached program break, in libc's data; weak, so a C library
  * without it leaves it NULL. */

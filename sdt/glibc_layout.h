@@ -40,7 +40,6 @@
 #define GL_ARENA_TOP 96
 #define GL_ARENA_BINS 112        /* bins[2 * (i - 1)], [.. + 1]: fd, bk of bin i */
 #define GL_ARENA_BIN_COUNT 127   /* bins 1 (unsorted) to 127 */
-#define GL_ARENA_NEXT 2160
 #define GL_ARENA_SYSTEM_MEM 2184
 #define GL_LAYOUT_MIN_MINOR 27   /* glibc 2.x versions these offsets hold for */
 #define GL_LAYOUT_MAX_MINOR 40
