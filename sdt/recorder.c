@@ -1,9 +1,11 @@
 /*
- * recorder.c - the recorder's state machine and its per-call path.
+ * recorder.c - the recorder's state machine and the slow side of its
+ * per-call path.
  *
  * State: one global word, mt_rec_epoch, is the number of the current
- * recording (a new one per trace file) while recording and 0 while stopped
- * or paused.  Each thread keeps the epoch its window belongs to; a mismatch
+ * recording (a new one per trace file, and after a failed exec) while
+ * recording, 0 while stopped or paused, and MT_EPOCH_UNDECIDED until the
+ * library has decided whether to record at all.  Each thread keeps the epoch its window belongs to; a mismatch
  * sends it to the slow path, which is how threads learn, on their own next
  * call, that recording stopped or moved to a new file.  The slow path and
  * the control API take one mutex; the per-call path (mt_record, inline in
