@@ -37,7 +37,6 @@
 
 #include <inttypes.h>
 #include <stdarg.h>
-#include <stdio.h>
 
 #include "conv_internal.h"
 
@@ -45,13 +44,9 @@ void conv_warn(struct conv *c, const char *fmt, ...)
 {
 	if (c->res.problems++ >= CONV_NOTES)
 		return;
-	char *note = c->res.notes[c->res.problems - 1];
-	int n = snprintf(note, MT_ERROR_MAX, "%s: ", c->in_name);
-	if (n < 0 || n >= MT_ERROR_MAX)
-		n = 0; /* a name too long to quote: the message alone */
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(note + n, MT_ERROR_MAX - (size_t)n, fmt, ap);
+	mt_error_vset(&c->res.notes[c->res.problems - 1], c->in_name, fmt, ap);
 	va_end(ap);
 }
 
