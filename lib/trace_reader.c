@@ -52,16 +52,10 @@ static int copy_to_temp(int in, const char *name, struct mt_error *e)
 	const char *dir = getenv("TMPDIR");
 	if (!dir || !*dir)
 		dir = "/tmp";
-	int fd = open(dir, O_TMPFILE | O_RDWR, 0600);
-	if (fd < 0) {
-		char tmpl[4096];
-		snprintf(tmpl, sizeof tmpl, "%s/mtrace-XXXXXX", dir);
-		fd = mkstemp(tmpl);
-		if (fd < 0)
-			return mt_error_set(e, name, "cannot create a temporary copy in %s: %s", dir,
-					    strerror(errno));
-		unlink(tmpl);
-	}
+	int fd = mt_anon_file(dir, "mtrace-");
+	if (fd < 0)
+		return mt_error_set(e, name, "cannot create a temporary copy in %s: %s", dir,
+				    strerror(errno));
 	static char buf[1 << 16];
 	ssize_t n;
 	while ((n = read(in, buf, sizeof buf)) != 0) {
