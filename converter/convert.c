@@ -6,7 +6,8 @@
  * except where causality overrules it (park.c): a block is freed after its
  * allocation, and an address is handed out again only after its free.  Per
  * record the cost is one decode, one hash probe or two, one encode and a
- * sift of the heap's top; nothing is allocated on the way.
+ * compare of the thread's new key with the next thread's (the heap is
+ * sifted only when it passes that); nothing is allocated on the way.
  */
 #include "config.h"
 
