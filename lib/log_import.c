@@ -94,11 +94,13 @@ static const uint8_t *first_line(const uint8_t *p, const uint8_t *end)
 		const uint8_t *nl = memchr(p, '\n', (size_t)(end - p));
 		const uint8_t *eol = nl ? nl : end;
 		if (!skippable(p, eol)) {
-			while (*p == ' ' || *p == '\t')
+			while (p < eol && (*p == ' ' || *p == '\t'))
 				p++;
 			return p;
 		}
-		p = eol + 1;
+		if (!nl)
+			break; /* eol + 1 would point past the buffer */
+		p = nl + 1;
 	}
 	return NULL;
 }
