@@ -69,8 +69,7 @@ struct mt_trace *input_open(const char *path, struct mt_error *e)
 {
 	if (strcmp(path, "-") == 0 && stdin_to_file(e) < 0)
 		return NULL;
-	enum mt_input_kind kind = mt_input_sniff(path);
-	if (kind == MT_INPUT_MALLOC_LOG || kind == MT_INPUT_GLIBC_MTRACE || kind == MT_INPUT_TEXT)
+	if (mt_log_sniff_file(path) != MT_LOG_NONE) /* text: the importer judges it */
 		return import_log(path, e);
 	return mt_trace_open(path, e); /* it says what is wrong with anything else */
 }
