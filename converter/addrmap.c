@@ -80,9 +80,9 @@ static int resize(struct addrmap *m)
 		keep += m->slots[i].state == AM_LIVE || m->slots[i].wanted;
 	while (cap < 4 * keep)
 		cap *= 2;
+	/* Only where cap > n (half of n are used), so the rebuild in place keeps
+	 * live and wanted entries alone. */
 	int keep_freed = 4 * m->used <= cap;
-	if (keep_freed)
-		keep = m->used;
 	if (cap != n) {
 		struct am_entry *old = m->slots;
 		if (alloc_slots(m, cap) < 0)

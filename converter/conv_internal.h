@@ -62,7 +62,7 @@ struct conv {
 
 	struct src *src;
 	size_t nsrc;
-	uint32_t *heap;           /* running threads by key */
+	uint32_t *heap;           /* running and held threads by key */
 	size_t nheap;
 	uint32_t *parked;         /* threads waiting for an address to be freed */
 	size_t nparked;

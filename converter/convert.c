@@ -6,7 +6,8 @@
  * except where causality overrules it (park.c): a block is freed after its
  * allocation, and an address is handed out again only after its free.  Per
  * record the cost is one decode, one hash probe or two, one encode and a
- * sift of the heap's top; nothing is allocated on the way.
+ * compare of the thread's new key with the next thread's (the heap is
+ * sifted only when it passes that); nothing is allocated on the way.
  */
 #include "config.h"
 
@@ -147,13 +148,12 @@ static int step(struct conv *c, uint32_t s, enum step *how)
 {
 	struct src *x = &c->src[s];
 	const struct mt_rec *r = x->head;
-	unsigned f = mt_call_field_set(r->call);
-	int in = f & MT_FIELD_IN && !(r->flags & MT_RF_NULL_IN);
-	int out = f & MT_FIELD_OUT && !(r->flags & MT_RF_NULL_OUT);
+	/* The decoder leaves a pointer 0 where the call has none or it was NULL. */
+	int in = r->ptr_in != 0, out = r->ptr_out != 0;
 	struct am_entry *old = NULL, *new = NULL;
 
 	*how = STEP_DONE;
-	if (f & MT_FIELD_EVENT) {
+	if (r->call == MT_CALL_EVENT) {
 		c->res.events++;
 		return 0;
 	}

@@ -34,7 +34,7 @@ struct conv_result {
 	/* Damage met on the way (double frees, contradictions), to print once
 	 * the conversion succeeded: a failure is one line, its error. */
 	uint64_t problems;
-	char notes[CONV_NOTES][MT_ERROR_MAX]; /* the first ones, "FILE: ..." */
+	struct mt_error notes[CONV_NOTES]; /* the first ones */
 };
 
 /* Converts t into opts->output.  0, or -1 with e set and no output left. */

@@ -1,10 +1,12 @@
 /*
- * heap.c - the running threads, ordered by their next record's timestamp.
+ * heap.c - the running and held threads, ordered by their next record's
+ * timestamp (a held thread's by its deadline).
  *
  * A binary min-heap of source thread numbers keyed by src.key (ties: lower
  * thread first, so conversion is deterministic).  The converter mostly
- * touches the top: after each record it re-keys the top and sifts it down,
- * which costs nothing while one thread runs ahead of the rest.  Each thread
+ * touches the top: it re-keys the top after each record but sifts it down
+ * only once the key passes a child's (run() in convert.c), so a thread
+ * that runs ahead of the rest costs a compare a record.  Each thread
  * knows its place (src.hpos), so a held thread woken early can move up.
  */
 #include "config.h"

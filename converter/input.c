@@ -14,6 +14,7 @@
 
 #include "input.h"
 #include "log_import.h"
+#include "mapped.h"
 
 /* A pipe cannot be read twice (once to sniff, once to convert), so standard
  * input that is not a file is first copied to an unlinked one put in its
@@ -24,12 +25,9 @@ static int stdin_to_file(struct mt_error *e)
 	if (fstat(0, &st) == 0 && S_ISREG(st.st_mode))
 		return 0;
 	const char *dir = getenv("TMPDIR");
-	char tmpl[4096];
-	snprintf(tmpl, sizeof tmpl, "%s/trace2wl-stdin-XXXXXX", dir && *dir ? dir : "/tmp");
-	int fd = mkstemp(tmpl);
+	int fd = mt_anon_file(dir && *dir ? dir : "/tmp", "trace2wl-stdin-");
 	if (fd < 0)
 		return mt_error_set(e, "<stdin>", "cannot make a temporary copy: %s", strerror(errno));
-	unlink(tmpl);
 	static char buf[1 << 16];
 	ssize_t n;
 	while ((n = read(0, buf, sizeof buf)) != 0) {
@@ -71,8 +69,7 @@ struct mt_trace *input_open(const char *path, struct mt_error *e)
 {
 	if (strcmp(path, "-") == 0 && stdin_to_file(e) < 0)
 		return NULL;
-	enum mt_input_kind kind = mt_input_sniff(path);
-	if (kind == MT_INPUT_MALLOC_LOG || kind == MT_INPUT_GLIBC_MTRACE || kind == MT_INPUT_TEXT)
+	if (mt_log_sniff_file(path) != MT_LOG_NONE) /* text: the importer judges it */
 		return import_log(path, e);
 	return mt_trace_open(path, e); /* it says what is wrong with anything else */
 }

@@ -167,7 +167,7 @@ static int convert_file(struct opts *o, const char *input)
 		fprintf(stderr, "%s: warning: %s\n", prog, *w);
 	mt_trace_close(t);
 	for (uint64_t i = 0; i < res.problems && i < CONV_NOTES; i++)
-		fprintf(stderr, "%s: %s\n", prog, res.notes[i]);
+		mt_error_print(prog, &res.notes[i]);
 	if (res.problems > CONV_NOTES)
 		fprintf(stderr, "%s: %s: further problems are counted, not printed\n", prog,
 			o->conv.input_name);

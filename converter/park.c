@@ -37,7 +37,6 @@
 
 #include <inttypes.h>
 #include <stdarg.h>
-#include <stdio.h>
 
 #include "conv_internal.h"
 
@@ -45,25 +44,20 @@ void conv_warn(struct conv *c, const char *fmt, ...)
 {
 	if (c->res.problems++ >= CONV_NOTES)
 		return;
-	char *note = c->res.notes[c->res.problems - 1];
-	int n = snprintf(note, MT_ERROR_MAX, "%s: ", c->in_name);
-	if (n < 0 || n >= MT_ERROR_MAX)
-		n = 0; /* a name too long to quote: the message alone */
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(note + n, MT_ERROR_MAX - (size_t)n, fmt, ap);
+	mt_error_vset(&c->res.notes[c->res.problems - 1], c->in_name, fmt, ap);
 	va_end(ap);
 }
 
-/* The first of y's calls read ahead that passes in or returns addr, or NULL. */
+/* The first of y's calls read ahead that passes in or returns addr, or
+ * NULL.  addr is never 0, and the decoder leaves a pointer 0 exactly where
+ * the call has none or it was NULL: the pointers alone say. */
 static const struct mt_rec *next_use(const struct src *y, uint64_t addr)
 {
 	for (unsigned i = 0; i < y->ahead_count; i++) {
 		const struct mt_rec *r = &y->ahead[(y->ahead_first + i) & y->ahead_mask].r;
-		if (r->call == MT_CALL_EVENT)
-			continue;
-		if ((mt_call_has_in(r->call) && !(r->flags & MT_RF_NULL_IN) && r->ptr_in == addr) ||
-		    (mt_call_allocates(r->call) && !(r->flags & MT_RF_NULL_OUT) && r->ptr_out == addr))
+		if (r->ptr_in == addr || r->ptr_out == addr)
 			return r;
 	}
 	return NULL;
@@ -83,11 +77,10 @@ static const struct mt_rec *candidate(const struct conv *c, const struct src *y,
 	const struct mt_rec *r = next_use(y, w->park_addr);
 	if (!r)
 		return NULL;
-	int takes = mt_call_allocates(r->call) && !(r->flags & MT_RF_NULL_OUT) &&
-		    r->ptr_out == w->park_addr;
+	int takes = r->ptr_out == w->park_addr; /* else it passes the address in */
 	if (w->state == SRC_HELD)
 		return takes ? r : NULL;
-	if (takes || !mt_call_has_in(r->call) || r->ptr_in != w->park_addr)
+	if (takes)
 		return NULL;
 	return mt_call_allocates(r->call) || r->ts <= w->head->ts + c->clock_error ? r : NULL;
 }

@@ -94,11 +94,13 @@ static const uint8_t *first_line(const uint8_t *p, const uint8_t *end)
 		const uint8_t *nl = memchr(p, '\n', (size_t)(end - p));
 		const uint8_t *eol = nl ? nl : end;
 		if (!skippable(p, eol)) {
-			while (*p == ' ' || *p == '\t')
+			while (p < eol && (*p == ' ' || *p == '\t'))
 				p++;
 			return p;
 		}
-		p = eol + 1;
+		if (!nl)
+			break; /* eol + 1 would point past the buffer */
+		p = nl + 1;
 	}
 	return NULL;
 }
@@ -133,23 +135,15 @@ enum mt_log_kind mt_log_sniff(const uint8_t *head, size_t len)
 	return MT_LOG_TEXT;
 }
 
-enum mt_input_kind mt_input_sniff(const char *path)
+enum mt_log_kind mt_log_sniff_file(const char *path)
 {
 	uint8_t head[4096];
 	int fd = strcmp(path, "-") == 0 ? dup(0) : open(path, O_RDONLY);
 	if (fd < 0)
-		return MT_INPUT_UNKNOWN;
+		return MT_LOG_NONE;
 	ssize_t got = pread(fd, head, sizeof head, 0);
 	close(fd);
-	size_t n = got > 0 ? (size_t)got : 0;
-	if (n >= 8 && memcmp(head, MT_TRACE_MAGIC, 8) == 0)
-		return MT_INPUT_TRACE;
-	switch (mt_log_sniff(head, n)) {
-	case MT_LOG_MALLOC_LOG: return MT_INPUT_MALLOC_LOG;
-	case MT_LOG_GLIBC_MTRACE: return MT_INPUT_GLIBC_MTRACE;
-	case MT_LOG_TEXT: return MT_INPUT_TEXT;
-	default: return MT_INPUT_UNKNOWN;
-	}
+	return mt_log_sniff(head, got > 0 ? (size_t)got : 0);
 }
 
 /* ---- reading ---- */

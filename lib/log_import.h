@@ -23,18 +23,11 @@ enum mt_log_kind { MT_LOG_NONE = 0, MT_LOG_MALLOC_LOG = 1, MT_LOG_GLIBC_MTRACE =
  * every text input is the importer's to judge, line by line. */
 enum mt_log_kind mt_log_sniff(const uint8_t *head, size_t len);
 
-/* MT_INPUT_TEXT: text that is neither log by its first line; it goes to the
- * importer all the same, which names the line at fault. */
-enum mt_input_kind {
-	MT_INPUT_UNKNOWN = 0, MT_INPUT_TRACE, MT_INPUT_MALLOC_LOG, MT_INPUT_GLIBC_MTRACE,
-	MT_INPUT_TEXT
-};
-
-/* What the file at path holds, by its first bytes: a recorder trace, one of
- * the logs above, other text, or neither (also when it cannot be read:
- * opening it properly says why).  "-" is standard input, which must be a regular file
- * to be read again afterwards. */
-enum mt_input_kind mt_input_sniff(const char *path);
+/* mt_log_sniff of the first bytes of the file at path: MT_LOG_NONE for a
+ * recorder trace (its magic is not text), anything else binary, and a file
+ * that is empty or cannot be read (opening it properly says why).  "-" is
+ * standard input, which must be a regular file to be read again afterwards. */
+enum mt_log_kind mt_log_sniff_file(const char *path);
 
 /* Reads the log at path ("-" for standard input) and writes the same calls
  * as a trace file at trace_path.  Returns 0, or -1 with e set to a one-line

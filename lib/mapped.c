@@ -4,6 +4,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -19,4 +22,23 @@ int mt_map_fd(int fd, size_t len, const uint8_t **map, const char *path, struct 
 		return mt_error_set(e, path, "cannot map: %s", strerror(err));
 	*map = m;
 	return 0;
+}
+
+int mt_anon_file(const char *dir, const char *stem)
+{
+	int fd = open(dir, O_TMPFILE | O_RDWR, 0600);
+	if (fd >= 0)
+		return fd;
+	size_t n = strlen(dir) + strlen(stem) + 8;
+	char *name = malloc(n);
+	if (!name)
+		return -1;
+	snprintf(name, n, "%s/%sXXXXXX", dir, stem);
+	fd = mkstemp(name);
+	if (fd >= 0)
+		unlink(name);
+	int err = errno;
+	free(name);
+	errno = err;
+	return fd;
 }

@@ -1,6 +1,7 @@
 /*
  * mapped.h - what the two readers (trace, workload) do alike with the
- * bytes of a file: map them read-only, and check reserved bytes are zero.
+ * bytes of a file: map them read-only, and check reserved bytes are zero;
+ * and the unnamed scratch files that readers, writer and trace2wl use.
  */
 #ifndef MT_MAPPED_H
 #define MT_MAPPED_H
@@ -13,6 +14,11 @@
 /* Maps len bytes of fd read-only (*map stays NULL for an empty file) and
  * closes fd either way.  0, or -1 with e set naming path. */
 int mt_map_fd(int fd, size_t len, const uint8_t **map, const char *path, struct mt_error *e);
+
+/* A file without a name in dir, open for reading and writing, that goes
+ * when it is closed: O_TMPFILE, or where the filesystem has none a
+ * mkstemp file "dir/stemXXXXXX" unlinked at once.  -1 with errno set. */
+int mt_anon_file(const char *dir, const char *stem);
 
 static inline int mt_all_zero(const uint8_t *p, size_t n)
 {

@@ -9,6 +9,7 @@
 #ifndef MT_ERROR_H
 #define MT_ERROR_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #define MT_ERROR_MAX 512
@@ -20,6 +21,10 @@ struct mt_error {
 /* Formats "FILE: message" into e (if e is non-NULL); returns -1 for tail calls. */
 int mt_error_set(struct mt_error *e, const char *file, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The same for a function that takes the arguments itself, such as a
+ * reader's list of warnings in the same form. */
+int mt_error_vset(struct mt_error *e, const char *file, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
 /* Prints "prog: message" on stderr (one line). */
 void mt_error_print(const char *prog, const struct mt_error *e);

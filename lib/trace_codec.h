@@ -248,9 +248,7 @@ static inline __attribute__((always_inline)) int mt_rec_decode_body(const uint8_
 			s->last_ptr = r->ptr_out;
 			if (!r->ptr_out || mt_rec_varint(&q, end, &v, wide))
 				return MT_DEC_CORRUPT;
-			/* mt_rec_requested, from the bits at hand */
-			r->usable = (f & MT_FIELD_NMEMB ? r->nmemb * r->size : r->size) +
-				    (uint64_t)mt_unzigzag(v);
+			r->usable = mt_rec_requested(r) + (uint64_t)mt_unzigzag(v);
 		} else if (f & MT_FIELD_RC) {
 			if (mt_rec_varint(&q, end, &v, wide) || v > UINT32_MAX)
 				return MT_DEC_CORRUPT;

@@ -29,20 +29,17 @@ static void warn(struct mt_trace *t, const char *fmt, ...) __attribute__((format
 
 static void warn(struct mt_trace *t, const char *fmt, ...)
 {
-	char msg[MT_ERROR_MAX];
-	int n = snprintf(msg, sizeof msg, "%s: ", t->path);
-	if (n < 0 || (size_t)n >= sizeof msg)
-		n = 0; /* a path too long to quote: the message alone */
+	struct mt_error msg;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
+	mt_error_vset(&msg, t->path, fmt, ap);
 	va_end(ap);
 
 	char **w = realloc(t->warnings, (t->nwarnings + 2) * sizeof *w);
 	if (!w)
 		return; /* a lost warning is better than a lost trace */
 	t->warnings = w;
-	if ((w[t->nwarnings] = strdup(msg)))
+	if ((w[t->nwarnings] = strdup(msg.msg)))
 		t->nwarnings++;
 	w[t->nwarnings] = NULL;
 }
@@ -55,16 +52,10 @@ static int copy_to_temp(int in, const char *name, struct mt_error *e)
 	const char *dir = getenv("TMPDIR");
 	if (!dir || !*dir)
 		dir = "/tmp";
-	int fd = open(dir, O_TMPFILE | O_RDWR, 0600);
-	if (fd < 0) {
-		char tmpl[4096];
-		snprintf(tmpl, sizeof tmpl, "%s/mtrace-XXXXXX", dir);
-		fd = mkstemp(tmpl);
-		if (fd < 0)
-			return mt_error_set(e, name, "cannot create a temporary copy in %s: %s", dir,
-					    strerror(errno));
-		unlink(tmpl);
-	}
+	int fd = mt_anon_file(dir, "mtrace-");
+	if (fd < 0)
+		return mt_error_set(e, name, "cannot create a temporary copy in %s: %s", dir,
+				    strerror(errno));
 	static char buf[1 << 16];
 	ssize_t n;
 	while ((n = read(in, buf, sizeof buf)) != 0) {

@@ -40,26 +40,69 @@ static inline size_t mt_varint_put(uint8_t *p, uint64_t v)
 	return n;
 }
 
+/* Little-endian fixed-width helpers for headers (formats are little-endian). */
+static inline void mt_put_le16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static inline void mt_put_le32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline void mt_put_le64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline uint16_t mt_get_le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static inline uint32_t mt_get_le32(const uint8_t *p)
+{
+	uint32_t v = 0;
+	for (int i = 3; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+/* Also the wide varint readers' load, so spelt out: gcc merges these eight
+ * byte loads into one mov on x86-64, but not a loop's. */
+static inline uint64_t mt_get_le64(const uint8_t *p)
+{
+	return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
+	       (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 |
+	       (uint64_t)p[7] << 56;
+}
+
+/* Bytes a caller of mt_varint_get_wide must have readable from *pp on. */
+#define MT_VARINT_WIDE 8
+
+/* The value of the varint whose first MT_VARINT_WIDE bytes w holds, loaded
+ * little-endian, and whose stop bits stops marks (~w & 0x80 in each byte,
+ * not all clear): the bytes up to the first stop bit, then pairs, quads
+ * and octets of 7-bit groups joined, by three shift-and-mask steps. */
+static inline uint64_t mt_varint_pack(uint64_t w, uint64_t stops)
+{
+	uint64_t x = w & (stops ^ (stops - 1)) & 0x7f7f7f7f7f7f7f7full;
+	x = (x & 0x007f007f007f007full) | (x >> 1 & 0x3f803f803f803f80ull);
+	x = (x & 0x00003fff00003fffull) | (x >> 2 & 0x0fffc0000fffc000ull);
+	return (x & 0x000000000fffffffull) | (x >> 4 & 0x00fffffff0000000ull);
+}
+
 /*
  * mt_varint_get's long path: three bytes or more, or input that ends
- * inside the varint.  Pointer deltas take two to four bytes, so a 32-bit
- * word is read and its stop bit found at once, without a branch per byte.
+ * inside the varint.  Most of these are a trace's pointer deltas: three to
+ * five bytes between blocks of one heap, seven between heaps.
+ * Where MT_VARINT_WIDE bytes are readable, one load and mt_varint_pack
+ * read up to eight bytes without a branch per byte.  Nine and ten bytes,
+ * and varints near end, go byte by byte, checked against end.
  */
 static __attribute__((noinline)) int mt_varint_get_long(const uint8_t **pp, const uint8_t *end,
 							 uint64_t *out)
 {
 	const uint8_t *p = *pp;
 	uint64_t v = 0;
-	if (end - p >= 4) {
-		uint32_t w = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-			     (uint32_t)p[3] << 24;
-		uint32_t stops = ~w & 0x80808080u;
+	if (end - p >= MT_VARINT_WIDE) {
+		uint64_t w = mt_get_le64(p);
+		uint64_t stops = ~w & 0x8080808080808080ull;
 		if (stops) {
-			unsigned n = (unsigned)__builtin_ctz(stops) / 8 + 1;
-			uint32_t all = (w & 0x7f) | (w >> 1 & 0x3f80) | (w >> 2 & 0x1fc000) |
-				       (w >> 3 & 0xfe00000);
-			*out = all & (0xfffffffu >> (28 - 7 * n));
-			*pp = p + n;
+			*out = mt_varint_pack(w, stops);
+			*pp = p + __builtin_ctzll(stops) / 8 + 1;
 			return 0;
 		}
 	}
@@ -101,26 +144,20 @@ static inline __attribute__((always_inline)) int mt_varint_get(const uint8_t **p
 	return mt_varint_get_long(pp, end, out);
 }
 
-/* Bytes a caller of mt_varint_get_wide must have readable from *pp on. */
-#define MT_VARINT_WIDE 8
-
 /*
  * mt_varint_get for decoders that know MT_VARINT_WIDE bytes are readable
  * (a record far from its window's end): one 8-byte load, the stop bit
- * found by ctz and the 7-bit groups packed by three shift-and-mask steps,
- * with no test per byte or against end - about 15 instructions and one
- * branch for any length up to 8 bytes, where mt_varint_get takes a call
- * and some 50 for the three- to five-byte pointer deltas of a trace.
- * Nine and ten bytes go to the long path, which checks against end.
+ * found by ctz and the groups packed by mt_varint_pack, with no test per
+ * byte or against end - about 15 instructions and one branch for any
+ * length up to 8 bytes, where mt_varint_get tests the first two bytes and
+ * their bounds and calls its long path for longer ones (most pointer
+ * deltas of a trace).  Nine and ten bytes go to the long path too.
  */
 static inline __attribute__((always_inline)) int mt_varint_get_wide(const uint8_t **pp,
 								      const uint8_t *end, uint64_t *out)
 {
 	const uint8_t *p = *pp;
-	/* A little-endian load whatever the host; one mov on x86. */
-	uint64_t w = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
-		     (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 |
-		     (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+	uint64_t w = mt_get_le64(p);
 	if (!(w & 0x80)) {
 		*out = w & 0x7f;
 		*pp = p + 1;
@@ -129,43 +166,9 @@ static inline __attribute__((always_inline)) int mt_varint_get_wide(const uint8_
 	uint64_t stops = ~w & 0x8080808080808080ull;
 	if (!stops)
 		return mt_varint_get_long(pp, end, out);
-	/* The bytes up to the first stop bit, then pairs, quads and octets of
-	 * groups joined. */
-	uint64_t x = w & (stops ^ (stops - 1)) & 0x7f7f7f7f7f7f7f7full;
-	x = (x & 0x007f007f007f007full) | (x >> 1 & 0x3f803f803f803f80ull);
-	x = (x & 0x00003fff00003fffull) | (x >> 2 & 0x0fffc0000fffc000ull);
-	x = (x & 0x000000000fffffffull) | (x >> 4 & 0x00fffffff0000000ull);
-	*out = x;
+	*out = mt_varint_pack(w, stops);
 	*pp = p + __builtin_ctzll(stops) / 8 + 1;
 	return 0;
-}
-
-/* Little-endian fixed-width helpers for headers (formats are little-endian). */
-static inline void mt_put_le16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
-static inline void mt_put_le32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-static inline void mt_put_le64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-static inline uint16_t mt_get_le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static inline uint32_t mt_get_le32(const uint8_t *p)
-{
-	uint32_t v = 0;
-	for (int i = 3; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-static inline uint64_t mt_get_le64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
 }
 
 #endif

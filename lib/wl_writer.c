@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mapped.h"
 #include "workload.h"
 
 #define CHUNK (64u << 10)  /* largest per-thread buffer, and spill unit */
@@ -81,16 +82,11 @@ static void unguard_temp(void)
 	doomed = NULL;
 }
 
-/* An anonymous file in path's directory; -1 where the filesystem has none. */
-static int open_anonymous(const char *path)
+/* path's directory, malloc'd; NULL when out of memory. */
+static char *dir_of(const char *path)
 {
 	const char *slash = strrchr(path, '/');
-	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
-	if (!dir)
-		return -1;
-	int fd = open(dir, O_TMPFILE | O_RDWR, 0666);
-	free(dir);
-	return fd;
+	return slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
 }
 
 static void proc_name(char name[32], int fd)
@@ -115,17 +111,12 @@ static int make_temp(const char *path, const char *tag, char **out)
 	return fd;
 }
 
-static int open_files(struct mt_wl_writer *w, struct mt_error *e)
+/* The output, anonymous in dir where it can be linked into place later,
+ * else under a temporary name beside path. */
+static int open_output(struct mt_wl_writer *w, const char *dir, struct mt_error *e)
 {
-	struct stat st;
 	char proc[32];
-	if (lstat(w->path, &st) == 0) {
-		if (S_ISDIR(st.st_mode))
-			return mt_error_set(e, w->path, "is a directory, not a workload file name");
-		if (!w->overwrite)
-			return mt_error_set(e, w->path, "already exists; not overwriting it");
-	}
-	w->fd = open_anonymous(w->path);
+	w->fd = open(dir, O_TMPFILE | O_RDWR, 0666); /* -1 where the filesystem has none */
 	if (w->fd >= 0) {
 		proc_name(proc, w->fd);
 		if (access(proc, F_OK) < 0) { /* no /proc to link it through */
@@ -142,17 +133,27 @@ static int open_files(struct mt_wl_writer *w, struct mt_error *e)
 		umask(mask);
 		fchmod(w->fd, 0666 & ~mask);
 	}
-	w->spill = open_anonymous(w->path);
-	if (w->spill < 0) {
-		char *spill_path;
-		w->spill = make_temp(w->path, "spill", &spill_path);
-		if (w->spill < 0)
-			return mt_error_set(e, w->path, "cannot create a spill file beside it: %s",
-					    strerror(errno));
-		unlink(spill_path);
-		free(spill_path);
-	}
 	return 0;
+}
+
+static int open_files(struct mt_wl_writer *w, struct mt_error *e)
+{
+	struct stat st;
+	if (lstat(w->path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return mt_error_set(e, w->path, "is a directory, not a workload file name");
+		if (!w->overwrite)
+			return mt_error_set(e, w->path, "already exists; not overwriting it");
+	}
+	char *dir = dir_of(w->path);
+	if (!dir)
+		return mt_error_set(e, w->path, "out of memory");
+	int rc = open_output(w, dir, e);
+	if (rc == 0 && (w->spill = mt_anon_file(dir, "mtwl-spill-")) < 0)
+		rc = mt_error_set(e, w->path, "cannot create a spill file beside it: %s",
+				  strerror(errno));
+	free(dir);
+	return rc;
 }
 
 struct mt_wl_writer *mt_wl_writer_open(const char *path, int overwrite, int timing,

@@ -29,6 +29,11 @@ poke() {
 echo "hello, world" >text.txt
 expect_fail_with '^trace2wl: text\.txt:1: neither a malloc-log' trace2wl out.wl text.txt
 no_output out.wl
+# Blanks filling the 4096 bytes sniffed, with no line end: the sniffer
+# stays inside them, and the importer finds no calls.
+head -c 4096 /dev/zero | tr '\0' ' ' >blanks.txt
+expect_fail_with '^trace2wl: blanks\.txt: no calls' trace2wl out.wl blanks.txt
+no_output out.wl
 : >empty
 expect_fail_with '^trace2wl: empty: empty file' trace2wl out.wl empty
 expect_fail_with '^trace2wl: missing: cannot open' trace2wl out.wl missing
