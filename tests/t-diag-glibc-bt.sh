@@ -6,10 +6,10 @@
 # threshold at the freed block's chunk size, a heap unmapped after a trim,
 # the sbrk total glibc has.
 . "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/diag-record.sh"
 . "$top_srcdir/tests/diag-bt.sh"
 
 bt_require
-prog="$top_builddir/tests/diag_glibc"
 script="$top_builddir/stap/malloc.bt"
 [ -f "$script" ] || fail "$script not built"
 
@@ -27,7 +27,6 @@ report() {
 	grep -q '^@mmap_threshold: ' "$1.bt" || fail "malloc.bt printed no summary: $(cat bt.stderr)"
 }
 
-said() { sed -n "s/^$2 //p" "$1.out"; }
 summary() { sed -n "s/^@$2: //p" "$1.bt"; }
 
 report arenas ': arena 0x[0-9a-f]* created$' 8
