@@ -23,10 +23,10 @@ tests_run_ops_SOURCES = tests/run_ops.c tests/check.h
 TESTS += tests/run_ops
 check_LTLIBRARIES += tests/run_probe.la
 tests_run_probe_la_SOURCES = tests/run_probe.c
-tests_run_probe_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+tests_run_probe_la_LDFLAGS = $(LOADABLE_LDFLAGS)
 check_LTLIBRARIES += tests/run_stall.la
 tests_run_stall_la_SOURCES = tests/run_stall.c tests/run_stall.h
-tests_run_stall_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+tests_run_stall_la_LDFLAGS = $(LOADABLE_LDFLAGS)
 
 RUN_TESTS = \
 	tests/t-run-basic.sh tests/t-run-every.sh tests/t-run-handoff.sh \
