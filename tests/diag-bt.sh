@@ -93,6 +93,19 @@ bt_go() {
 	: >gate
 }
 
+# bt_watch OUT WHAT ARG...: bpftrace ARG... and the gated program's pid
+# (bt_start, output in OUT) over the whole run of that program, which must
+# succeed ("WHAT failed" otherwise).  bpftrace is left running: its last
+# lines may still be on their way, so the caller waits for them if it
+# needs them (bt_wait_lines) and then calls bt_stop.
+bt_watch() {
+	bt_out=$1 bt_what=$2
+	shift 2
+	bt_start "$bt_out" "$@" "$gated_pid"
+	bt_go
+	wait "$gated_pid" || fail "$bt_what failed"
+}
+
 # held: DIAG_HOLD for diag_calls; held_wait waits until the program is done
 # and holding, held_release lets it exit.
 held_setup() {

@@ -19,9 +19,7 @@ script="$top_builddir/stap/malloc.bt"
 # ends, so the script is stopped only once N lines match PATTERN.
 report() {
 	gated env LD_PRELOAD="$MTRACE_LIB" "$prog" "$1" >"$1.out"
-	bt_start "$1.bt" "$script" "$MTRACE_LIB" "$gated_pid"
-	(bt_go) || true   # SIGPIPE if the program already ran and closed the gate
-	wait "$gated_pid" || fail "diag_glibc $1 failed"
+	bt_watch "$1.bt" "diag_glibc $1" "$script" "$MTRACE_LIB"
 	[ $# -lt 3 ] || bt_wait_lines "$1.bt" "$2" "$3"
 	bt_stop
 	grep -q '^@mmap_threshold: ' "$1.bt" || fail "malloc.bt printed no summary: $(cat bt.stderr)"

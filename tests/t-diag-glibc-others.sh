@@ -24,9 +24,7 @@ done 3<others
 bt_require
 watched() { # NAME PRELOAD
 	gated env LD_PRELOAD="$2" "$prog" sbrk >"$1.out"
-	bt_start "$1.bt" "$top_builddir/stap/malloc.bt" "$MTRACE_LIB" "$gated_pid"
-	bt_go
-	wait "$gated_pid" || fail "diag_glibc sbrk over $1 failed"
+	bt_watch "$1.bt" "diag_glibc sbrk over $1" "$top_builddir/stap/malloc.bt" "$MTRACE_LIB"
 	bt_stop
 	grep -q '^@sbrk_total: ' "$1.bt" || fail "malloc.bt printed no summary over $1: $(cat bt.stderr)"
 }
