@@ -2,12 +2,12 @@
 
 # bench/recorder.sh: the recorder overhead benchmark.  Its program and the
 # floor recorder are built by `make` (noinst) so the script runs from any
-# build tree; the floor is a shared object for LD_PRELOAD, hence -rpath.
+# build tree; the floor is a shared object for LD_PRELOAD (LOADABLE_LDFLAGS).
 noinst_PROGRAMS += bench/alloc_heavy
 bench_alloc_heavy_SOURCES = bench/alloc_heavy.c
 noinst_LTLIBRARIES += bench/libfloor.la
 bench_libfloor_la_SOURCES = bench/floor_recorder.c
-bench_libfloor_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+bench_libfloor_la_LDFLAGS = $(LOADABLE_LDFLAGS)
 dist_noinst_SCRIPTS += bench/recorder.sh
 EXTRA_DIST += bench/common.sh
 EXTRA_DIST += bench/rec_run.sh bench/rec_report.sh

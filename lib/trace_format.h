@@ -54,7 +54,7 @@ enum {
 	MT_FH_END_MONO = 64,      /* 8  CLOCK_MONOTONIC ns at close, 0 if not closed */
 	MT_FH_END_TS = 72,        /* 8  timestamp at close */
 	MT_FH_RECORDS = 80,       /* 8  records written, valid when closed */
-	MT_FH_DROPPED = 88,       /* 8  calls not recorded (re-entered from a signal handler) */
+	MT_FH_DROPPED = 88,       /* 8  calls not recorded (signal-handler re-entry, or no window) */
 	MT_FH_WINDOWS = 96,       /* 8  windows claimed, valid when closed */
 	MT_FH_END_OFFSET = 104,   /* 8  first byte past the last window, valid when closed */
 	MT_FH_ALLOCATOR_NAME = 128, /* 32 NUL-padded name of the allocator below */

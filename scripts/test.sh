@@ -3,7 +3,8 @@
 # test, and print one closing line "tests: N passed, N failed, N skipped".
 # Skipped tests are listed with the reason the machine gave.  When they
 # pass, `make distcheck` builds the release tarball and runs them again from
-# it, so a file missing from the tarball fails here, not for a user.
+# it, so a file missing from the tarball fails here, not for a user; its
+# failure counts as one in the closing line, named "(make distcheck)".
 set -eu
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -23,15 +24,16 @@ if [ -f "$log" ]; then
 		grep -h '^SKIP: ' "$f" || true
 	done
 	pass=$(count PASS) fail=$(count FAIL) err=$(count ERROR) xpass=$(count XPASS) skip=$(count SKIP)
-	failed=$((fail + err + xpass))
+	failed=$((fail + err + xpass)) failed_note=
 	[ "$failed" -eq 0 ] || cat "$log"
 	[ "$failed" -eq 0 ] || status=1
 	if [ "$status" -eq 0 ] && ! make -j"$jobs" distcheck >distcheck.log 2>&1; then
 		tail -n 30 distcheck.log
 		echo "make distcheck failed: the tarball is incomplete or its tests fail (distcheck.log)"
 		status=1
+		failed=$((failed + 1)) failed_note=" (make distcheck)"
 	fi
-	echo "tests: $pass passed, $failed failed, $skip skipped"
+	echo "tests: $pass passed, $failed failed$failed_note, $skip skipped"
 else
 	echo "tests: 0 passed, 1 failed (the build or the harness broke before any test ran)"
 	status=1

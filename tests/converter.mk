@@ -13,10 +13,10 @@ tests_conv_mktrace_SOURCES = tests/conv_mktrace.c
 tests_conv_mktrace_LDADD = lib/libmtformat.la
 
 # trace2wl on scripted traces with known workloads.
-TESTS += tests/t-conv-causality.sh tests/t-conv-calls.sh tests/t-conv-frees.sh tests/t-conv-bad.sh \
+CONV_TESTS = tests/t-conv-causality.sh tests/t-conv-calls.sh tests/t-conv-frees.sh tests/t-conv-bad.sh \
 	tests/t-conv-many-threads.sh
-EXTRA_DIST += tests/t-conv-causality.sh tests/t-conv-calls.sh tests/t-conv-frees.sh tests/t-conv-bad.sh \
-	tests/t-conv-many-threads.sh
+TESTS += $(CONV_TESTS)
+EXTRA_DIST += $(CONV_TESTS)
 
 # Real programs recorded by libmtracectl.so (skips while it is not built).
 check_PROGRAMS += tests/conv_threads tests/conv_handoff

@@ -93,6 +93,19 @@ bt_go() {
 	: >gate
 }
 
+# bt_watch OUT WHAT ARG...: bpftrace ARG... and the gated program's pid
+# (bt_start, output in OUT) over the whole run of that program, which must
+# succeed ("WHAT failed" otherwise).  bpftrace is left running: its last
+# lines may still be on their way, so the caller waits for them if it
+# needs them (bt_wait_lines) and then calls bt_stop.
+bt_watch() {
+	bt_out=$1 bt_what=$2
+	shift 2
+	bt_start "$bt_out" "$@" "$gated_pid"
+	bt_go
+	wait "$gated_pid" || fail "$bt_what failed"
+}
+
 # held: DIAG_HOLD for diag_calls; held_wait waits until the program is done
 # and holding, held_release lets it exit.
 held_setup() {
@@ -116,24 +129,37 @@ held_release() {
 	: >hold
 }
 
-# bt_capture OUT SCRIPT MODE: runs diag_calls MODE under SCRIPT (a .bt of
-# stap/ given LIB and the pid), stopping bpftrace while the program still
-# lives so frames get names.  bpftrace 0.17 now and then cannot store one
-# of the user stacks it is asked for (its key then prints empty, "@map[]:",
-# about one run in ten here, whatever the map sizes); such a run says
-# nothing about our script, so it is made again, up to three times.
+# bt_capture OUT SCRIPT MODE [ARG...]: runs 'diag_calls MODE ARG...' under
+# SCRIPT (a .bt of stap/ given LIB and the pid), stopping bpftrace while
+# the program still lives so frames get names.  bpftrace 0.17 now and then
+# cannot store one of the user stacks it is asked for (its key then prints
+# empty, "@map[]:", about one run in ten here, whatever the map sizes);
+# such a run says nothing about our script, so it is made again, up to
+# three times.
 bt_capture() {
+	bt_out=$1 bt_script=$2
+	shift 2
 	for try in 1 2 3; do
 		held_setup
-		gated env LD_PRELOAD="$MTRACE_LIB" "$top_builddir/tests/diag_calls" "$3"
-		bt_start "$1" "$top_builddir/stap/$2" "$MTRACE_LIB" "$gated_pid"
+		gated env LD_PRELOAD="$MTRACE_LIB" "$top_builddir/tests/diag_calls" "$@"
+		bt_start "$bt_out" "$top_builddir/stap/$bt_script" "$MTRACE_LIB" "$gated_pid"
 		bt_go
 		held_wait "$gated_pid"
 		bt_stop
 		held_release
-		wait "$gated_pid" || fail "diag_calls $3 failed"
-		grep -q '^@[a-z_]*\[\]: ' "$1" || return 0
-		echo "bpftrace stored an empty stack (try $try): $(grep -c '^@[a-z_]*\[\]: ' "$1") keys" >&2
+		wait "$gated_pid" || fail "diag_calls $* failed"
+		grep -q '^@[a-z_]*\[\]: ' "$bt_out" || return 0
+		echo "bpftrace stored an empty stack (try $try): $(grep -c '^@[a-z_]*\[\]: ' "$bt_out") keys" >&2
 	done
-	fail "bpftrace stored an empty stack in three runs of $2"
+	fail "bpftrace stored an empty stack in three runs of $bt_script"
+}
+
+# bt_stack_counts FILE MAP FUNC: the count of each entry of MAP, as
+# bpftrace printed it in FILE, whose stack has a frame of FUNC; one a line,
+# smallest first.
+bt_stack_counts() {
+	awk -v map="@$2[" -v fn="$3" '
+		index($0, map) == 1 { inmap = 1; hit = 0; next }
+		inmap && $1 ~ "^" fn "\\+" { hit = 1 }
+		inmap && /^\]: / { if (hit) print $2; inmap = 0 }' "$1" | sort -n
 }

@@ -1,5 +1,6 @@
-# tests/diag-record.sh - diag_glibc run under the recorder, and what it and
-# its trace said; source it after tests/lib.sh.
+# tests/diag-record.sh - diag_glibc ($prog) run under the recorder, and what
+# it and its trace said; source it after tests/lib.sh.  said reads any
+# NAME.out, so the malloc.bt tests use it for runs of their own too.
 
 prog="$top_builddir/tests/diag_glibc"
 
@@ -17,10 +18,6 @@ record() {
 	sed -n 's/.*"tid":\([0-9]*\),.*"event":"\([a-z_]*\)","args":\[\([0-9]*\),\([0-9]*\)\].*/\1 \2 \3 \4/p' \
 		"$name.json" >"$name.ev"
 }
-
-said() { sed -n "s/^$2 //p" "$1.out"; }
-count() { grep -c " $2 " "$1.ev" || true; }
-
 
 # said NAME KEY: the value diag_glibc printed for KEY.
 said() { sed -n "s/^$2 //p" "$1.out"; }

@@ -50,3 +50,25 @@ expect_fail_with() {
 	[ "$lines" -eq 1 ] || fail "'$*' printed $lines lines on stderr, expected one: $(cat "$t_dir/err")"
 	grep -Eq "$pat" "$t_dir/err" || fail "'$*' said '$(cat "$t_dir/err")', expected '$pat'"
 }
+
+# installed_allocators: a "NAME PATH" line for each allocator Debian
+# packages that is installed here, where Debian puts it (jemalloc, tcmalloc,
+# mimalloc); each missing one is named on stderr with its package.  A
+# subshell, so its loop variables leave the test's alone.
+installed_allocators() (
+	for spec in jemalloc:libjemalloc.so.2:libjemalloc2 \
+		tcmalloc:libtcmalloc_minimal.so.4:libtcmalloc-minimal4 \
+		mimalloc:libmimalloc.so.2:libmimalloc2.0; do
+		name=${spec%%:*} file=${spec#*:}
+		file=${file%%:*}
+		lib=
+		for dir in /usr/lib/*-linux-gnu /usr/lib; do
+			[ -r "$dir/$file" ] && lib=$dir/$file && break
+		done
+		if [ -n "$lib" ]; then
+			echo "$name $lib"
+		else
+			echo "$name is not installed ($file, Debian package ${spec##*:}): not tested" >&2
+		fi
+	done
+)

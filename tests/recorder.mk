@@ -28,7 +28,7 @@ tests_rec_api_LDADD = sdt/libmtrace.la
 check_LTLIBRARIES += tests/rec_early.la
 tests_rec_early_la_SOURCES = tests/rec_early.c
 tests_rec_early_la_CFLAGS = $(REC_CFLAGS)
-tests_rec_early_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+tests_rec_early_la_LDFLAGS = $(LOADABLE_LDFLAGS)
 tests_rec_cxx_SOURCES = tests/rec_cxx.cc
 tests_rec_cxx_CXXFLAGS = -std=c++17 -pthread
 

@@ -14,7 +14,7 @@ check_PROGRAMS += tests/run_mt
 tests_run_mt_SOURCES = tests/run_mt.c
 tests_run_mt_CFLAGS = $(AM_CFLAGS) -fno-builtin
 check_PROGRAMS += tests/run_hist
-tests_run_hist_SOURCES = tests/run_hist.c trace_run/hist.c trace_run/hist.h
+tests_run_hist_SOURCES = tests/run_hist.c tests/check.h trace_run/hist.c trace_run/hist.h
 tests_run_hist_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/trace_run
 tests_run_hist_LDADD = -lm
 TESTS += tests/run_hist
@@ -23,10 +23,10 @@ tests_run_ops_SOURCES = tests/run_ops.c tests/check.h
 TESTS += tests/run_ops
 check_LTLIBRARIES += tests/run_probe.la
 tests_run_probe_la_SOURCES = tests/run_probe.c
-tests_run_probe_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+tests_run_probe_la_LDFLAGS = $(LOADABLE_LDFLAGS)
 check_LTLIBRARIES += tests/run_stall.la
 tests_run_stall_la_SOURCES = tests/run_stall.c tests/run_stall.h
-tests_run_stall_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+tests_run_stall_la_LDFLAGS = $(LOADABLE_LDFLAGS)
 
 RUN_TESTS = \
 	tests/t-run-basic.sh tests/t-run-every.sh tests/t-run-handoff.sh \

@@ -7,29 +7,10 @@
  * figure is at least the true one and less than 1.25 times it.  Checked on
  * distributions whose true percentiles are known, and at the edges.
  */
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "hist.h"
-
-static int failures;
-
-/* Counts a failure and says what it was, with the line that found it. */
-static void expect(int ok, int line, const char *fmt, ...)
-{
-	va_list ap;
-	if (ok)
-		return;
-	failures++;
-	fprintf(stderr, "FAIL run_hist.c:%d: ", line);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-#define CHECK(ok, ...) expect((ok), __LINE__, __VA_ARGS__)
 
 /* A thread's figures as they are read: merged into a zeroed set, which
  * also counts the calls. */
@@ -130,6 +111,5 @@ int main(void)
 	outlier();
 	edges();
 	merge();
-	printf("%d passed, %d failed\n", failures ? 0 : 1, failures ? 1 : 0);
-	return failures ? 1 : 0;
+	return check_result();
 }

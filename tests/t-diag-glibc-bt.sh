@@ -6,10 +6,10 @@
 # threshold at the freed block's chunk size, a heap unmapped after a trim,
 # the sbrk total glibc has.
 . "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/diag-record.sh"
 . "$top_srcdir/tests/diag-bt.sh"
 
 bt_require
-prog="$top_builddir/tests/diag_glibc"
 script="$top_builddir/stap/malloc.bt"
 [ -f "$script" ] || fail "$script not built"
 
@@ -19,15 +19,12 @@ script="$top_builddir/stap/malloc.bt"
 # ends, so the script is stopped only once N lines match PATTERN.
 report() {
 	gated env LD_PRELOAD="$MTRACE_LIB" "$prog" "$1" >"$1.out"
-	bt_start "$1.bt" "$script" "$MTRACE_LIB" "$gated_pid"
-	(bt_go) || true   # SIGPIPE if the program already ran and closed the gate
-	wait "$gated_pid" || fail "diag_glibc $1 failed"
+	bt_watch "$1.bt" "diag_glibc $1" "$script" "$MTRACE_LIB"
 	[ $# -lt 3 ] || bt_wait_lines "$1.bt" "$2" "$3"
 	bt_stop
 	grep -q '^@mmap_threshold: ' "$1.bt" || fail "malloc.bt printed no summary: $(cat bt.stderr)"
 }
 
-said() { sed -n "s/^$2 //p" "$1.out"; }
 summary() { sed -n "s/^@$2: //p" "$1.bt"; }
 
 report arenas ': arena 0x[0-9a-f]* created$' 8

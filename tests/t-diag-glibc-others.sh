@@ -11,35 +11,28 @@
 # sbrk mode: 64 blocks of 64 KiB, all freed; over glibc the break moves.
 record glibc sbrk
 [ "$(count glibc memory_sbrk_more)" -gt 0 ] || fail "no sbrk events over glibc: the control failed"
-others=
-for name in libjemalloc.so.2 libtcmalloc_minimal.so.4 libmimalloc.so.2; do
-	lib=$(ldconfig -p | sed -n "s/.*[[:space:]]$name .*=> //p" | head -n 1)
-	if [ -z "$lib" ]; then
-		echo "$name not installed: not checked" >&2
-		continue
-	fi
-	others="$others $lib"
+installed_allocators >others
+[ -s others ] || skip "none of jemalloc, tcmalloc, mimalloc is installed (the glibc control passed)"
+# The list is read on fd 3, so no program the loops run can eat it.
+while read -r name lib <&3; do
 	PRELOAD="$MTRACE_LIB $lib" record "$name" sbrk
 	grep -q '"call":"free"' "$name.json" || fail "the run over $name recorded no calls"
 	expect_eq "events recorded over $name" 0 "$(wc -l <"$name.ev")"
-done
-[ -n "$others" ] || skip "none of jemalloc, tcmalloc, mimalloc is installed (the glibc control passed)"
+done 3<others
 
 # The tracer's way: malloc.bt raises every derived marker's semaphore.
 bt_require
 watched() { # NAME PRELOAD
 	gated env LD_PRELOAD="$2" "$prog" sbrk >"$1.out"
-	bt_start "$1.bt" "$top_builddir/stap/malloc.bt" "$MTRACE_LIB" "$gated_pid"
-	bt_go
-	wait "$gated_pid" || fail "diag_glibc sbrk over $1 failed"
+	bt_watch "$1.bt" "diag_glibc sbrk over $1" "$top_builddir/stap/malloc.bt" "$MTRACE_LIB"
 	bt_stop
 	grep -q '^@sbrk_total: ' "$1.bt" || fail "malloc.bt printed no summary over $1: $(cat bt.stderr)"
 }
 watched glibc "$MTRACE_LIB"
 [ "$(sed -n 's/^@sbrk_total: //p' glibc.bt)" -gt 0 ] || fail "malloc.bt saw no sbrk over glibc: the control failed"
-for lib in $others; do
-	watched "${lib##*/}" "$MTRACE_LIB $lib"
-	expect_eq "malloc.bt's sbrk total over ${lib##*/}" 0 "$(sed -n 's/^@sbrk_total: //p' "${lib##*/}.bt")"
-	expect_eq "malloc.bt's event lines over ${lib##*/}" 0 "$(grep -c '^[0-9]*: ' "${lib##*/}.bt" || true)"
-done
+while read -r name lib <&3; do
+	watched "$name" "$MTRACE_LIB $lib"
+	expect_eq "malloc.bt's sbrk total over $name" 0 "$(sed -n 's/^@sbrk_total: //p' "$name.bt")"
+	expect_eq "malloc.bt's event lines over $name" 0 "$(grep -c '^[0-9]*: ' "$name.bt" || true)"
+done 3<others
 pass

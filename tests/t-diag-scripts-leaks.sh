@@ -12,10 +12,7 @@ bt_capture lk.out malloc-leaks.bt leaks
 
 # Per map, the count of each stack whose frames include FUNC, in order.
 per_stack() { # MAP FUNC
-	awk -v map="@$1[" -v fn="$2" '
-		index($0, map) == 1 { inmap = 1; hit = 0; next }
-		inmap && $1 ~ "^" fn "\\+" { hit = 1 }
-		inmap && /^\]: / { if (hit) print $2; inmap = 0 }' lk.out | sort -n | tr '\n' ' '
+	bt_stack_counts lk.out "$1" "$2" | tr '\n' ' '
 }
 grep -q '^ *leak_here+' lk.out ||
 	fail "no stack shows leak_here(): is libmtrace.so built without frame pointers? $(sed -n 3,6p lk.out)"

@@ -30,9 +30,7 @@ EOT
 
 gated env MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$t_dir/tr" LD_PRELOAD="$lib" \
 	"$top_builddir/tests/rec_cxx"
-bt_start bt.out count.bt "$gated_pid"
-bt_go
-wait "$gated_pid" || fail "rec_cxx failed under the recorder"
+bt_watch bt.out "rec_cxx under the recorder" count.bt
 bt_stop
 hits=$(sed -n 's/^@hits: //p' bt.out)
 [ -n "$hits" ] || fail "bpftrace counted nothing: $(cat bt.out bt.stderr | grep -v RLIMIT | head -n 5)"
