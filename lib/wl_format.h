@@ -100,6 +100,19 @@ static inline int mt_op_is_call(unsigned code)
 }
 
 /*
+ * Bytes a call asks for: nmemb * size for calloc and reallocarray, else
+ * size.  A product that overflows is UINT64_MAX: it asked for more than
+ * memory, not for the few bytes it wraps to (nor for none).
+ */
+static inline uint64_t mt_op_requested(const struct mt_op *op)
+{
+	uint64_t bytes;
+	if (!mt_call_has_nmemb(op->code))
+		return op->size;
+	return __builtin_mul_overflow(op->nmemb, op->size, &bytes) ? UINT64_MAX : bytes;
+}
+
+/*
  * Whether a call releases the object it was passed: frees always; a realloc
  * that succeeded (the old block became the new one); a realloc to zero bytes
  * that returned NULL (glibc freed the block).  A realloc that failed for any
@@ -112,11 +125,7 @@ static inline int mt_op_releases_old(const struct mt_op *op)
 		return 0;
 	if (!mt_call_allocates(op->code) || !(op->flags & MT_OPF_NULL_OUT))
 		return 1;
-	if (op->code != MT_CALL_REALLOCARRAY)
-		return op->size == 0;
-	/* A product that wraps to 0 asked for more than memory, not for nothing. */
-	uint64_t bytes;
-	return !__builtin_mul_overflow(op->nmemb, op->size, &bytes) && bytes == 0;
+	return mt_op_requested(op) == 0;
 }
 
 /* Encodes op at dst (MT_WL_OP_MAX bytes); returns its length. */

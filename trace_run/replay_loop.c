@@ -115,15 +115,6 @@ static inline void ideal_drop(const struct rt_thread *t, uint64_t n)
 			      memory_order_relaxed);
 }
 
-/* Bytes the program asked for; an overflowing array size cannot succeed. */
-static uint64_t requested(const struct mt_op *op)
-{
-	if (!mt_call_has_nmemb(op->code))
-		return op->size;
-	uint64_t n;
-	return __builtin_mul_overflow(op->nmemb, op->size, &n) ? UINT64_MAX : n;
-}
-
 /* No object can be larger than PTRDIFF_MAX (pointer differences within it
  * must fit), so no correct allocator grants such a request; glibc refuses
  * it before doing anything. */
@@ -147,7 +138,8 @@ static void sized_free(const struct mt_op *op, void *p)
 /*
  * A call the allocator lacks (see rt_allocator_foreign), made of calls it
  * has, as glibc defines it: pvalloc rounds up to whole pages, valloc aligns
- * to a page, reallocarray is realloc after an overflow check.
+ * to a page, reallocarray is realloc after an overflow check (replay_call's:
+ * a product that overflows is impossible, and never gets here).
  */
 static void *timed_emulation(const struct mt_op *op, void *in, size_t page, int tsc,
 			     uint64_t *cost)
@@ -159,10 +151,7 @@ static void *timed_emulation(const struct mt_op *op, void *in, size_t page, int 
 
 	switch (op->code) {
 	case MT_CALL_REALLOCARRAY:
-		if (__builtin_mul_overflow(op->nmemb, op->size, &bytes)) {
-			t0 = t1 = 0;
-			break;
-		}
+		bytes = (size_t)mt_op_requested(op);
 		t0 = rt_now(tsc); out = realloc(in, bytes); t1 = rt_now(tsc); break;
 	case MT_CALL_MEMALIGN:
 	case MT_CALL_ALIGNED_ALLOC:
@@ -300,7 +289,7 @@ static void realloc_done(struct rt_thread *t, const struct mt_op *op, void *in, 
 
 	if (op->new_obj)
 		ideal_add(t, (int64_t)size - old_size);
-	else if (!req)
+	else if (mt_op_releases_old(op))
 		ideal_add(t, -old_size);
 
 	if (!out)
@@ -359,7 +348,7 @@ static __attribute__((noinline)) void replay_call(struct rt_thread *t, const str
 	struct rt_slot *in = op->old_obj ? &t->slots[op->old_obj] : NULL;
 	void *inp = in ? in->ptr : NULL, *out = NULL;
 	int frees = !mt_call_allocates(op->code);
-	uint64_t cost = 0, req = frees ? 0 : requested(op);
+	uint64_t cost = 0, req = frees ? 0 : mt_op_requested(op);
 
 	if (frees && in)
 		release(t, in);
