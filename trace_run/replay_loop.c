@@ -11,7 +11,7 @@
  * plain load and store with one thread, a relaxed atomic add with more; a
  * free leaves the peak alone), and one relaxed store of the call counter.
  * Every other op goes through mt_op_decode and replay_call, out of line.
- * bench/trace_run.sh measures 69 instructions and ~7.5 ns a call against a
+ * bench/trace_run.sh measures 68 instructions and ~7.5 ns a call against a
  * plain loop of the same calls timed alike.  RDTSCP waits for all earlier
  * work, so a free's chain of dependent loads (stream bytes, then its slot)
  * counts for more than its instructions.  With more than one thread and
