@@ -16,10 +16,12 @@
  * The play itself runs threads until they wait for a sync point not yet
  * signalled; if threads remain blocked when none can run, a replay would
  * hang there.  Every op must decode, every object be allocated once and be
- * live when passed in, and the counts must match the header and table.
+ * live when passed in, every sync point be signalled once, and the counts
+ * must match the header and table.
  *
- * A first pass counts the waits on each sync point, so the clock a SIGNAL
- * leaves is dropped after its last waiter.  Memory: a bit per object, 20
+ * A first pass decodes every op and counts the SIGNALs and the waits on
+ * each sync point (so the clock a SIGNAL leaves is dropped after its last
+ * waiter); the play then decodes the ops again.  Memory: a bit per object, 20
  * bytes per sync point (both bounded by the file's size), 32 bytes per live
  * object, and the clocks, which share what they have in common.
  */
@@ -70,7 +72,7 @@ struct check {
 	struct sync *sync;
 	uint32_t *waits_left;      /* WAITs still to come, per sync point */
 	struct mt_vc_pool clocks;
-	uint64_t objects, calls[16];
+	uint64_t objects, signals, calls[16];
 };
 
 static int bit(const uint8_t *map, uint64_t i)
@@ -245,9 +247,8 @@ static int run_thread(struct check *c, uint32_t t)
 	struct mt_op op;
 
 	while (r->p < r->end) {
-		uint64_t at = (uint64_t)(r->p - c->w->map);
-		if (mt_op_decode(&r->p, r->end, &r->st, &op, timing) < 0)
-			return op_error(c, t, r->ops, "does not decode, at offset", at);
+		/* Cannot fail: count_waits decoded every op first. */
+		mt_op_decode(&r->p, r->end, &r->st, &op, timing);
 		r->ops++;
 		int rc = mt_op_is_call(op.code) ? use_object(c, t, r->ops, &op)
 						: sync_op(c, t, r->ops, &op);
@@ -272,6 +273,12 @@ static int final_counts(struct check *c)
 	if (c->objects != in->objects)
 		return mt_error_set(c->e, c->w->path, "header says %llu objects, streams allocate %llu",
 				    (unsigned long long)in->objects, (unsigned long long)c->objects);
+	/* No id is out of range or signalled twice, so as many SIGNALs as
+	 * sync points means every id is signalled once. */
+	if (c->signals != in->syncs)
+		return mt_error_set(c->e, c->w->path, "header says %llu sync points, the streams "
+				    "signal %llu", (unsigned long long)in->syncs,
+				    (unsigned long long)c->signals);
 	for (int i = 0; i < 16; i++)
 		if (c->calls[i] != in->calls[i])
 			return mt_error_set(c->e, c->w->path, "header says %llu %s calls, streams hold %llu",
@@ -280,8 +287,8 @@ static int final_counts(struct check *c)
 	return 0;
 }
 
-/* The first pass: every op decodes, every sync id is in range, and how many
- * WAITs each sync point will see. */
+/* The first pass: every op decodes, every sync id is in range, how many
+ * WAITs each sync point will see, and how many SIGNALs there are. */
 static int count_waits(struct check *c)
 {
 	int timing = c->w->info.flags & MT_WLF_TIMING;
@@ -298,7 +305,9 @@ static int count_waits(struct check *c)
 				continue;
 			if (op.sync >= c->w->info.syncs)
 				return op_error(c, t, n, "sync point out of range:", op.sync);
-			if (op.code == MT_OP_WAIT && !++c->waits_left[op.sync])
+			if (op.code == MT_OP_SIGNAL)
+				c->signals++;
+			else if (!++c->waits_left[op.sync])
 				return op_error(c, t, n, "waits too often on sync point", op.sync);
 		}
 	}

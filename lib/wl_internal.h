@@ -16,9 +16,10 @@ struct mt_wl {
 	struct mt_wl_thread *threads;
 };
 
-/* Runs every stream once in an order the sync points allow, proving each
- * handoff ordered in all of them; -1 with e set at the first op a replay
- * could not perform, or could perform before what it depends on. */
+/* Decodes every stream in a first pass, then again as it plays the threads
+ * in an order the sync points allow, proving each handoff ordered in all of
+ * them; -1 with e set at the first op a replay could not perform, or could
+ * perform before what it depends on. */
 int mt_wl_check(const struct mt_wl *w, struct mt_error *e);
 
 #endif

@@ -5,7 +5,7 @@
  * that a stream is cut, an object is freed before it exists or a thread waits
  * for a signal nobody sends.  Opening maps the file and checks the header,
  * the thread table and the stream bounds; the full check (wl_check.c) also
- * runs every stream once.
+ * decodes every stream twice: a first pass, then a play of the threads.
  */
 #include "config.h"
 

@@ -43,8 +43,9 @@ struct mt_wl;
 /* Maps and validates path: header, thread table, stream bounds.  With
  * full_check, also decodes every stream and checks that op counts, object
  * and sync indices agree with the header, every object is allocated once,
- * every WAIT has a SIGNAL, and every use of an object follows its
- * allocation and earlier uses through sync points in any replay order. */
+ * every sync point is signalled once, no WAIT is left waiting, and every
+ * use of an object follows its allocation and earlier uses through sync
+ * points in any replay order. */
 struct mt_wl *mt_wl_open(const char *path, int full_check, struct mt_error *e);
 void mt_wl_close(struct mt_wl *w);
 const struct mt_wl_info *mt_wl_get_info(const struct mt_wl *w);

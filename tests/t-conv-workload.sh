@@ -8,4 +8,9 @@
 # no sync point between would run first as free(NULL), or after the free.
 expect_fail_with '^trace_run: .*unsynced\.wl: thread 1 \(tid 2\), op 0: uses object 1 with no wait' \
 	trace_run "$t_dir/unsynced.wl"
+# Every reader with the full check, not trace_run alone, refuses a header
+# that counts a sync point no stream signals (docs/FORMAT.md).
+"$top_builddir/tests/run_synth" extrasync xs.wl >/dev/null || fail "run_synth extrasync failed"
+expect_fail_with '^trace2wl: xs\.wl: header says 5 sync points, the streams signal 4$' \
+	trace2wl --stats xs.wl
 pass

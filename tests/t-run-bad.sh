@@ -63,6 +63,12 @@ usage "^trace_run: -o sets glibc's malloc, which --allocator=$stall replaces" \
 usage "^trace_run: -o sets glibc's malloc, which $stall in --compare replaces" \
 	trace_run --compare=glibc,"$stall" -o top_pad=0 good.wl
 expect_eq "--compare -o: nothing printed" "" "$(cat "$t_dir/out")"
+# -o with a library the loader cannot preload: the usage error is told,
+# for --allocator and --compare alike.
+usage "^trace_run: -o sets glibc's malloc, which --allocator=/etc/passwd replaces" \
+	trace_run --allocator=/etc/passwd -o top_pad=0 good.wl
+usage "^trace_run: -o sets glibc's malloc, which /etc/passwd in --compare replaces" \
+	trace_run --compare=glibc,/etc/passwd -o top_pad=0 good.wl
 
 # A file that is no library: one line (the loader's own complaint is
 # caught), status 1, for --allocator and --compare alike.

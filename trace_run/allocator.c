@@ -64,8 +64,9 @@ static int locate(const char *soname, char *lib, size_t lib_len)
  * and the loader's complaint, if any, caught: dlopen would be no test, as
  * allocators with initial-exec TLS (jemalloc) can be preloaded but not
  * opened, and the library's constructors run in that child, not here.
+ * Returns 0, or -1 with the loader's reason in why.
  */
-int rt_allocator_loadable(const char *path, char *why, size_t why_len)
+static int loadable(const char *path, char *why, size_t why_len)
 {
 	char msg[512] = "";
 	int fds[2], status;
@@ -107,7 +108,9 @@ int rt_allocator_loadable(const char *path, char *why, size_t why_len)
 	return -1;
 }
 
-int rt_allocator_lib(const char *name, char *lib, size_t lib_len, char *why, size_t why_len)
+/* NAME's library ("" for glibc): 0, or the exit status with why, as
+ * rt_allocator_check says. */
+static int resolve(const char *name, char *lib, size_t lib_len, char *why, size_t why_len)
 {
 	if (!strcmp(name, "glibc")) {
 		lib[0] = 0;
@@ -133,6 +136,24 @@ int rt_allocator_lib(const char *name, char *lib, size_t lib_len, char *why, siz
 	snprintf(why, why_len, "%s: unknown allocator (glibc, jemalloc, tcmalloc, mimalloc, "
 		 "or a library path containing '/')", name);
 	return 2;
+}
+
+/* The usage errors first: --allocator and --compare then give one exit
+ * status to a command line wrong in both ways, and the loader is tried
+ * only for a replay that could run. */
+int rt_allocator_check(const char *name, int tuned, int in_compare, int probe, char *lib,
+		       size_t lib_len, char *why, size_t why_len)
+{
+	int status = resolve(name, lib, lib_len, why, why_len);
+	if (status)
+		return status;
+	if (*lib && tuned) {
+		snprintf(why, why_len, in_compare ? "-o sets glibc's malloc, which %s in --compare replaces"
+						  : "-o sets glibc's malloc, which --allocator=%s replaces",
+			 name);
+		return 2;
+	}
+	return probe && *lib && loadable(lib, why, why_len) ? 1 : 0;
 }
 
 static const char *origin(const char *symbol)

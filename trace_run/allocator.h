@@ -11,16 +11,20 @@
 
 #include <stddef.h>
 
-/* Resolves NAME (glibc, jemalloc, tcmalloc, mimalloc, or a path with a '/')
- * to the library to preload: "" for glibc.  Returns 0, or the exit status
- * with a one-line reason in why: 2 for a name that is none of these (a
- * usage error), 1 for a library that is missing (naming the package to
- * install) or is not a shared object this machine can load. */
-int rt_allocator_lib(const char *name, char *lib, size_t lib_len, char *why, size_t why_len);
-
-/* 0 if the dynamic loader can preload the library at path, else -1 with
- * the loader's reason in why. */
-int rt_allocator_loadable(const char *path, char *why, size_t why_len);
+/*
+ * Resolves NAME (glibc, jemalloc, tcmalloc, mimalloc, or a path with a '/')
+ * to the library to preload, "" for glibc, and checks that a replay can
+ * use it, for --allocator and each of --compare's alike: not with -o
+ * (tuned), which sets glibc's malloc; and, with probe, that the dynamic
+ * loader can preload it (a re-executed process, whose loader already
+ * has, need not try again).  in_compare: NAME came from --compare, for
+ * the message.  Returns 0, or the exit status with a one-line reason in
+ * why: 2 for a usage error (an unknown name, -o with another allocator),
+ * 1 for a library that is missing (naming the package to install) or that
+ * the loader cannot preload.
+ */
+int rt_allocator_check(const char *name, int tuned, int in_compare, int probe, char *lib,
+		       size_t lib_len, char *why, size_t why_len);
 
 /* The file malloc resolves to in this process. */
 const char *rt_malloc_origin(void);

@@ -234,14 +234,8 @@ int rt_compare(const struct rt_cli *cli)
 	if (n < 0)
 		return 2;
 	for (int i = 0; i < n; i++) {
-		int bad = rt_allocator_lib(cols[i].name, lib, sizeof lib, why, sizeof why);
-		if (!bad && *lib && rt_allocator_loadable(lib, why, sizeof why))
-			bad = 1;
-		if (!bad && *lib && cli->tun.n) {
-			snprintf(why, sizeof why, "-o sets glibc's malloc, which %s in --compare replaces",
-				 cols[i].name);
-			bad = 2;
-		}
+		int bad = rt_allocator_check(cols[i].name, cli->tun.n, 1, 1, lib, sizeof lib, why,
+					     sizeof why);
 		if (bad) {
 			fprintf(stderr, "%s: %s\n", prog, why);
 			return bad;

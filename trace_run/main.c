@@ -74,18 +74,12 @@ static int choose_process(const struct rt_cli *cli, char **argv)
 {
 	char lib[PATH_MAX], why[PATH_MAX + 256];
 	const char *name = cli->allocator ? cli->allocator : "glibc";
-	int status = rt_allocator_lib(name, lib, sizeof lib, why, sizeof why);
+	int first = !getenv(REEXEC_MARK);
+	int status = rt_allocator_check(name, cli->tun.n, 0, first, lib, sizeof lib, why, sizeof why);
 	if (status)
 		return say(why, status);
-	if (*lib && cli->tun.n) {
-		snprintf(why, sizeof why, "-o sets glibc's malloc, which --allocator=%s replaces",
-			 name);
-		return say(why, 2);
-	}
-	if (!getenv(REEXEC_MARK)) {
+	if (first) {
 		const char *tunables = rt_tunables_env(&cli->tun);
-		if (*lib && rt_allocator_loadable(lib, why, sizeof why))
-			return say(why, 1);
 		int dropped = cli->allocator ? rt_allocator_unpreload() : 0;
 		if (*lib || tunables || dropped)
 			return reexec(argv, lib, tunables);

@@ -109,8 +109,8 @@ struct rt_replay {
 void *rt_thread_main(void *arg);
 
 /* Before the clock starts, with the thread table built: notes the call
- * types each thread makes, checks the sync count and the recorded times,
- * and finds the idle stretches --pace shortens (survey.c).  -1 with e set. */
+ * types each thread makes, checks the recorded times, and finds the idle
+ * stretches --pace shortens (survey.c).  -1 with e set. */
 int rt_survey(struct rt_replay *r, struct mt_error *e);
 
 /* Thread t, about to make a call at recorded time rec past its limit,

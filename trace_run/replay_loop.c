@@ -7,19 +7,20 @@
  * and one to three varints straight into registers (mt_op_decode_common:
  * one check that the op fits, one- and two-byte varints inline; ~30
  * instructions), one histogram update (a bit scan, no branch; ~10), the
- * object table load and store, the ideal RSS update (a plain load and
- * store with one thread, a relaxed atomic add with more; a free leaves the
- * peak alone), and one relaxed store of the call counter.  Every other op
- * goes through mt_op_decode and replay_call, out of line.
- * bench/trace_run.sh measures 69 instructions and ~7.5 ns a call against a
+ * object table store (malloc) or load (free), the ideal RSS update (a
+ * plain load and store with one thread, a relaxed atomic add with more; a
+ * free leaves the peak alone), and one relaxed store of the call counter.
+ * Every other op goes through mt_op_decode and replay_call, out of line.
+ * bench/trace_run.sh measures 68 instructions and ~7.5 ns a call against a
  * plain loop of the same calls timed alike.  RDTSCP waits for all earlier
  * work, so a free's chain of dependent loads (stream bytes, then its slot)
  * counts for more than its instructions.  With more than one thread and
  * recorded times, each op whose time moved also stores the thread's
- * position on the shared clock and loads one shared word (clock.c).  No
- * allocation, no lock, no system call; the work of --touch, --trim-every,
- * --pace and the clock's waits is outside the timed region, and out of
- * line.
+ * position on the shared clock and loads one shared word (clock.c);
+ * without the shared clock or --pace, recorded times cost only their
+ * decoding.  No allocation, no lock, no system call; the work of --touch,
+ * --trim-every, --pace and the clock's waits is outside the timed region,
+ * and but for pace() out of line.
  */
 #include "config.h"
 
@@ -115,15 +116,6 @@ static inline void ideal_drop(const struct rt_thread *t, uint64_t n)
 			      memory_order_relaxed);
 }
 
-/* Bytes the program asked for; an overflowing array size cannot succeed. */
-static uint64_t requested(const struct mt_op *op)
-{
-	if (!mt_call_has_nmemb(op->code))
-		return op->size;
-	uint64_t n;
-	return __builtin_mul_overflow(op->nmemb, op->size, &n) ? UINT64_MAX : n;
-}
-
 /* No object can be larger than PTRDIFF_MAX (pointer differences within it
  * must fit), so no correct allocator grants such a request; glibc refuses
  * it before doing anything. */
@@ -147,7 +139,8 @@ static void sized_free(const struct mt_op *op, void *p)
 /*
  * A call the allocator lacks (see rt_allocator_foreign), made of calls it
  * has, as glibc defines it: pvalloc rounds up to whole pages, valloc aligns
- * to a page, reallocarray is realloc after an overflow check.
+ * to a page, reallocarray is realloc after an overflow check (replay_call's:
+ * a product that overflows is impossible, and never gets here).
  */
 static void *timed_emulation(const struct mt_op *op, void *in, size_t page, int tsc,
 			     uint64_t *cost)
@@ -159,10 +152,7 @@ static void *timed_emulation(const struct mt_op *op, void *in, size_t page, int 
 
 	switch (op->code) {
 	case MT_CALL_REALLOCARRAY:
-		if (__builtin_mul_overflow(op->nmemb, op->size, &bytes)) {
-			t0 = t1 = 0;
-			break;
-		}
+		bytes = (size_t)mt_op_requested(op);
 		t0 = rt_now(tsc); out = realloc(in, bytes); t1 = rt_now(tsc); break;
 	case MT_CALL_MEMALIGN:
 	case MT_CALL_ALIGNED_ALLOC:
@@ -300,7 +290,7 @@ static void realloc_done(struct rt_thread *t, const struct mt_op *op, void *in, 
 
 	if (op->new_obj)
 		ideal_add(t, (int64_t)size - old_size);
-	else if (!req)
+	else if (mt_op_releases_old(op))
 		ideal_add(t, -old_size);
 
 	if (!out)
@@ -332,12 +322,12 @@ static inline void alloc_done(struct rt_thread *t, uint64_t new_obj, void *out, 
 	touch(t, out, size);
 }
 
-/* A block the program frees or reallocates goes: --touch writes it first,
- * as the program did. */
+/* A block the program frees goes: --touch writes it first, as the program
+ * did.  The slot keeps its stale pointer: the full check proved that no op
+ * passes the object in again, and nothing walks the slots at the end. */
 static inline void release(struct rt_thread *t, struct rt_slot *in)
 {
 	touch(t, in->ptr, in->size);
-	in->ptr = NULL;
 	ideal_drop(t, in->size);
 }
 
@@ -359,7 +349,7 @@ static __attribute__((noinline)) void replay_call(struct rt_thread *t, const str
 	struct rt_slot *in = op->old_obj ? &t->slots[op->old_obj] : NULL;
 	void *inp = in ? in->ptr : NULL, *out = NULL;
 	int frees = !mt_call_allocates(op->code);
-	uint64_t cost = 0, req = frees ? 0 : requested(op);
+	uint64_t cost = 0, req = frees ? 0 : mt_op_requested(op);
 
 	if (frees && in)
 		release(t, in);
@@ -409,7 +399,11 @@ struct pacer {
 	uint64_t cut;
 };
 
-static void pace(struct rt_thread *t, struct pacer *pc, uint64_t rec)
+/* Always inline, as the compiler inlined it by itself until the loop
+ * tested timeline.used: out of line, the replay loop took ~1.5
+ * instructions a call more (callgrind, on untimed workloads too). */
+static inline __attribute__((always_inline)) void pace(struct rt_thread *t, struct pacer *pc,
+						       uint64_t rec)
 {
 	const struct rt_replay *r = t->r;
 	while (pc->gap < r->ngaps && rec >= r->gaps[pc->gap].to) {
@@ -441,16 +435,20 @@ static inline void publish(struct rt_thread *t, uint64_t *published, uint64_t at
 
 /* A replay thread's place in recorded time: rec, the time of its last
  * call; what it last published on the shared clock; how far it may go
- * before the clock holds it; and its --pace cursor. */
+ * before the clock holds it; and its --pace cursor.  Used: the shared
+ * clock or --pace reads it; otherwise no op need advance it, and a timed
+ * workload replays with its deltas skipped. */
 struct timeline {
 	uint64_t rec, published, limit;
 	struct pacer pc;
-	int clocked, pacing;
+	int clocked, pacing, used;
 };
 
-/* The next op comes delta ns of recorded time later (only timed workloads
- * have deltas). */
-static inline void advance(struct rt_thread *t, struct timeline *tl, uint64_t delta)
+/* The next op of a used timeline comes delta ns of recorded time later
+ * (only timed workloads have deltas).  Always inline: the compiler made it
+ * a call once the loop tested used first. */
+static inline __attribute__((always_inline)) void advance(struct rt_thread *t, struct timeline *tl,
+							  uint64_t delta)
 {
 	tl->rec += delta;
 	if (tl->clocked) {
@@ -512,6 +510,7 @@ void *rt_thread_main(void *arg)
 	struct timeline tl = { .clocked = r->window_ns != 0, .pacing = r->o->pace };
 	uint64_t calls = 0, syncs = 0;
 
+	tl.used = tl.clocked || tl.pacing;
 	if (tl.pacing)
 		prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	rt_sync_wait(&r->go, spins);
@@ -523,7 +522,7 @@ void *rt_thread_main(void *arg)
 		uint64_t delta, obj, size;
 		unsigned code = mt_op_decode_common(&p, end, &st, timing, &delta, &obj, &size);
 		if (code) {
-			if (delta)
+			if (tl.used && delta)
 				advance(t, &tl, delta);
 			if (code == MT_CALL_MALLOC)
 				replay_malloc(t, obj, size, tsc, overhead);
@@ -534,7 +533,7 @@ void *rt_thread_main(void *arg)
 		}
 		if (mt_op_decode(&p, end, &st, &op, timing))
 			corrupt(t, at);
-		if (op.delta_ns)
+		if (tl.used && op.delta_ns)
 			advance(t, &tl, op.delta_ns);
 		if (mt_op_is_call(op.code)) {
 			replay_call(t, &op, tsc, overhead);
