@@ -32,9 +32,10 @@ bt_start() {
 	done
 }
 
-# bt_running: bpftrace has not exited (a zombie, not yet waited for, has).
+# bt_running: bpftrace has not exited (a zombie, not yet waited for, has;
+# so has one that is gone between the two looks at /proc).
 bt_running() {
-	[ -r "/proc/$bt_pid/status" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$bt_pid/status"
+	[ -r "/proc/$bt_pid/status" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$bt_pid/status" 2>/dev/null
 }
 
 # bt_cpu: bpftrace's CPU time so far, in clock ticks (user + system).
