@@ -57,7 +57,6 @@ static int split(const char *list, char *buf, size_t len, struct column *cols)
 static void child_args(const struct rt_cli *cli, char *alloc_arg, char **av, char store[][96])
 {
 	static const char *const touch[] = { "none", "page", "all" };
-	static const char *const timer[] = { "auto", "rdtscp", "clock" };
 	const struct rt_opts *o = &cli->run;
 	int n = 0, s = 0;
 
@@ -65,7 +64,7 @@ static void child_args(const struct rt_cli *cli, char *alloc_arg, char **av, cha
 	av[n++] = alloc_arg;
 	av[n++] = "--json";
 	snprintf(av[n++] = store[s++], 96, "--touch=%s", touch[o->touch]);
-	snprintf(av[n++] = store[s++], 96, "--timer=%s", timer[o->timer]);
+	snprintf(av[n++] = store[s++], 96, "--timer=%s", rt_timer_name(o->timer));
 	snprintf(av[n++] = store[s++], 96, "--sample-ms=%u", o->sample_ms);
 	snprintf(av[n++] = store[s++], 96, "--watchdog=%u", o->watchdog_s);
 	snprintf(av[n++] = store[s++], 96, "--window=%llu", (unsigned long long)o->window_us);

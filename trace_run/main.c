@@ -115,6 +115,9 @@ int main(int argc, char **argv)
 
 	if (rt_parse_options(argc, argv, &cli))
 		return 2;
+	const char *why;
+	if (rt_timer_check(cli.run.timer, &why))
+		return say(why, 1);
 	if (cli.compare)
 		return flushed(rt_compare(&cli));
 	int status = choose_process(&cli, argv);

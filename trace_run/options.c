@@ -35,7 +35,9 @@ static void usage(FILE *out)
 		"  -l, --timeline=FILE    write the samples as CSV:\n"
 		"                         time_ms,vmrss_kb,vmsize_kb,ideal_kb,calls\n"
 		"  -w, --watchdog=SEC     give up after SEC seconds without progress (default 10)\n"
-		"      --timer=SOURCE     auto (default), rdtscp, or clock (clock_gettime)\n"
+		"      --timer=SOURCE     auto (default: the first the processor has of rdtscp,\n"
+		"                         rdtsc, cntvct), rdtscp, rdtsc (LFENCE;RDTSC;LFENCE),\n"
+		"                         cntvct (aarch64), or clock (CLOCK_MONOTONIC_RAW)\n"
 		"  -j, --json             print the figures as one JSON object\n"
 		"  -h, --help             show this help and exit\n"
 		"  -V, --version          show the version and exit\n"
@@ -76,14 +78,8 @@ static int parse_touch(const char *s, enum rt_touch *t)
 
 static int parse_timer(const char *s, enum rt_timer_source *t)
 {
-	if (!strcmp(s, "auto"))
-		*t = RT_TIMER_AUTO;
-	else if (!strcmp(s, "rdtscp"))
-		*t = RT_TIMER_TSC;
-	else if (!strcmp(s, "clock"))
-		*t = RT_TIMER_CLOCK;
-	else
-		return bad("--timer", s, "auto, rdtscp or clock");
+	if (rt_timer_parse(s, t))
+		return bad("--timer", s, "auto, rdtscp, rdtsc, cntvct or clock");
 	return 0;
 }
 
