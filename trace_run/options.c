@@ -22,6 +22,9 @@ static void usage(FILE *out)
 		"  -a, --allocator=NAME   glibc, jemalloc, tcmalloc, mimalloc, or a library PATH\n"
 		"  -c, --compare=LIST     replay under each allocator in LIST (comma-separated),\n"
 		"                         one fresh process each, and print one table\n"
+		"  -r, --repeat=N         replay each allocator N times, in turn, and print\n"
+		"                         medians and min-max spreads (default 3 with\n"
+		"                         --compare, else 1)\n"
 		"  -o NAME=VALUE,...      glibc tunables: mmap_threshold, trim_threshold, top_pad,\n"
 		"                         mmap_max, arena_max, arena_test, perturb (mallopt);\n"
 		"                         tcache_count, tcache_max (GLIBC_TUNABLES)\n"
@@ -108,6 +111,11 @@ static int one_option(int c, const char *arg, struct rt_cli *cli)
 		if (parse_u64(arg, 1, UINT64_MAX, &cli->run.trim_every))
 			return bad("--trim-every", arg, "a count of calls (1 or more)");
 		return 0;
+	case 'r':
+		if (parse_u64(arg, 1, RT_MAX_REPEAT, &v))
+			return bad("--repeat", arg, "a number of runs from 1 to 100");
+		cli->repeat = (unsigned)v;
+		return 0;
 	case 's':
 		if (parse_u64(arg, 1, 60000, &v))
 			return bad("--sample-ms", arg, "a number of milliseconds from 1 to 60000");
@@ -153,6 +161,12 @@ static int check(int argc, char **argv, struct rt_cli *cli)
 		fprintf(stderr, "%s: --compare and --timeline cannot go together\n", prog);
 		return -1;
 	}
+	if (!cli->repeat)
+		cli->repeat = cli->compare ? 3 : 1;
+	if (cli->repeat > 1 && cli->run.timeline) {
+		fprintf(stderr, "%s: --repeat and --timeline cannot go together\n", prog);
+		return -1;
+	}
 	return 0;
 }
 
@@ -161,6 +175,7 @@ int rt_parse_options(int argc, char **argv, struct rt_cli *cli)
 	static const struct option longopts[] = {
 		{ "allocator", required_argument, NULL, 'a' },
 		{ "compare", required_argument, NULL, 'c' },
+		{ "repeat", required_argument, NULL, 'r' },
 		{ "trim-every", required_argument, NULL, 'T' },
 		{ "touch", required_argument, NULL, 't' },
 		{ "pace", no_argument, NULL, 'p' },
@@ -182,7 +197,7 @@ int rt_parse_options(int argc, char **argv, struct rt_cli *cli)
 	cli->run.watchdog_s = 10;
 	cli->run.window_us = 1000;
 	opterr = 0; /* our own one-line messages */
-	while ((c = getopt_long(argc, argv, ":a:c:o:T:t:ps:l:w:W:jhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":a:c:r:o:T:t:ps:l:w:W:jhV", longopts, NULL)) != -1) {
 		if (c == ':') {
 			fprintf(stderr, "%s: option '%s' needs an argument; try '%s --help'\n", prog,
 				argv[optind - 1], prog);

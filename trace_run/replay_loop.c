@@ -15,8 +15,9 @@
  * Every other op goes through mt_op_decode and replay_call, out of line.
  * bench/trace_run.sh measures 72 instructions (70-72 with each timer) and
  * ~7.5 ns a call against a plain loop of the same calls timed alike.
- * RDTSCP (and LFENCE before RDTSC) waits for all earlier work, so a free's chain of dependent loads (stream bytes, then its slot)
- * counts for more than its instructions.  With more than one thread and
+ * RDTSCP (and LFENCE before RDTSC) waits for all earlier work, so a free's
+ * chain of dependent loads (stream bytes, then its slot) counts for more
+ * than its instructions.  With more than one thread and
  * recorded times, each op whose time moved also stores the thread's
  * position on the shared clock and loads one shared word (clock.c);
  * without the shared clock or --pace, recorded times cost only their
