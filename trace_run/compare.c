@@ -360,6 +360,16 @@ static void json_array(struct column *cols, int ncols, int nruns)
 	printf("]\n");
 }
 
+/* Which run is under way, on a terminal, once the runs have taken more
+ * than a second; returns whether a line is showing. */
+static int progress(int run, int nruns, const struct column *col, uint64_t start_ns)
+{
+	if (!isatty(2) || rt_clock_ns() - start_ns < 1000000000u)
+		return 0;
+	fprintf(stderr, "\r%s: run %d of %d: %s\033[K", prog, run + 1, nruns, label(col));
+	return 1;
+}
+
 int rt_compare(const struct rt_cli *cli)
 {
 	struct column cols[MAX_ALLOCATORS] = { 0 };
@@ -383,9 +393,15 @@ int rt_compare(const struct rt_cli *cli)
 			return bad;
 		}
 	}
+	const uint64_t start_ns = rt_clock_ns();
+	int shown = 0;
 	for (int k = 0; k < nruns && !status; k++)
-		for (int i = 0; i < n && !status; i++)
+		for (int i = 0; i < n && !status; i++) {
+			shown |= progress(k, nruns, &cols[i], start_ns);
 			status = run_one(cli, &cols[i], &cols[i].json[k]);
+		}
+	if (shown)
+		fprintf(stderr, "\r\033[K");
 	if (!status) {
 		if (cli->json)
 			json_array(cols, n, nruns);
