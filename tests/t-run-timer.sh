@@ -7,6 +7,7 @@
 # Nothing here expects this processor to have or lack anything.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/run_lib.sh"
+unset TRACE_RUN_TEST_CPU # this test sets it itself, run by run
 
 synth basic b.wl
 count() { sed -n "s/^Avg $1 time: *[0-9,]* in *\([0-9,]*\) calls$/\1/p" "$2"; }

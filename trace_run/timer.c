@@ -59,6 +59,12 @@ static int cpuid_bit(unsigned leaf, int reg, int bit)
 }
 #endif
 
+/* The n bytes at s are word. */
+static int is_word(const char *s, size_t n, const char *word)
+{
+	return n == strlen(word) && !strncmp(s, word, n);
+}
+
 /* Reads TRACE_RUN_TEST_CPU's words into c; -1 on a word it does not know. */
 static int pretend(struct cpu *c)
 {
@@ -67,13 +73,13 @@ static int pretend(struct cpu *c)
 	const size_t flen = sizeof file_word - 1;
 	while (s && *s) {
 		size_t n = strcspn(s, ",");
-		if (n == 9 && !strncmp(s, "no-rdtscp", n))
+		if (is_word(s, n, "no-rdtscp"))
 			c->rdtscp = 0;
-		else if (n == 6 && !strncmp(s, "no-tsc", n))
+		else if (is_word(s, n, "no-tsc"))
 			c->tsc = c->rdtscp = 0;
-		else if (n == 9 && !strncmp(s, "no-cntvct", n))
+		else if (is_word(s, n, "no-cntvct"))
 			c->cntvct = 0;
-		else if (n == 14 && !strncmp(s, "no-kernel-freq", n))
+		else if (is_word(s, n, "no-kernel-freq"))
 			c->kernel_freq = 0;
 		else if (n > flen && n - flen < sizeof c->freq_file && !strncmp(s, file_word, flen))
 			snprintf(c->freq_file, sizeof c->freq_file, "%.*s", (int)(n - flen), s + flen);
@@ -106,7 +112,7 @@ static const char *lacking(const struct cpu *c, enum rt_timer_source want)
 	case RT_TIMER_RDTSC:
 		return c->tsc ? NULL : "this processor has no TSC (no RDTSC instruction)";
 	case RT_TIMER_CNTVCT:
-		return c->cntvct ? NULL : "this processor has no CNTVCT_EL0 (not aarch64)";
+		return c->cntvct ? NULL : "this processor has no CNTVCT_EL0 (an aarch64 register)";
 	default:
 		return NULL;
 	}
