@@ -8,7 +8,8 @@
  * window (at the next free file offset) when it has no room for a record,
  * windows grow from MT_WINDOW_MIN to MT_WINDOW_MAX, the file header is
  * written at open and completed at close.  Each thread's window is buffered
- * in memory and written whole when it fills or at close.
+ * in memory and written whole when it fills or at close.  A writer that
+ * fails removes its file: no partial trace is left behind.
  */
 #include "config.h"
 
@@ -212,8 +213,10 @@ struct mt_trace_writer *mt_trace_writer_open(const char *path, const struct mt_t
 		goto fail;
 	return w;
 fail:
-	if (w->fd >= 0)
+	if (w->fd >= 0) {
 		close(w->fd);
+		unlink(path); /* a file we could not write is no trace */
+	}
 	free(w->slots);
 	free(w->path);
 	free(w);
@@ -277,6 +280,8 @@ int mt_trace_writer_close(struct mt_trace_writer *w, int leave_open, struct mt_e
 	}
 	if (close(w->fd) != 0 && rc == 0)
 		rc = mt_error_set(e, w->path, "close failed: %s", strerror(errno));
+	if (rc)
+		unlink(w->path); /* no partial trace is left behind */
 	for (size_t i = 0; i < w->nthreads; i++)
 		free(w->threads[i].buf);
 	free(w->threads);
