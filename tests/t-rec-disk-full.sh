@@ -1,0 +1,51 @@
+#!/bin/sh
+# t-rec-disk-full: a full disk never breaks the traced program (issue #10).
+# On a 1 MiB tmpfs mounted here, the recorder stops when a window cannot be
+# claimed, says so once, the program's output and exit status are what
+# they are untraced, and the trace says it stopped because the disk was
+# full.  On a tmpfs with no room even for the header no file is left (not
+# even an empty one), and trace2wl fails with one line and leaves nothing.
+. "$top_srcdir/tests/lib.sh"
+
+[ "$(id -u)" = 0 ] || skip "mounting a small tmpfs needs root"
+mkdir mnt
+mount -t tmpfs -o size=1m,mode=0755 mtrace-test mnt 2>mount.err ||
+	skip "cannot mount a tmpfs here: $(cat mount.err)"
+trap 'umount "$t_dir/mnt" 2>/dev/null || true
+if [ "$t_keep" = 0 ]; then rm -rf "$t_dir"; else echo "scratch kept in $t_dir" >&2; fi' EXIT
+
+storm=$top_builddir/tests/rec_storm
+args="2 300000 0"
+"$storm" "$t_dir/untraced.log" $args >untraced.out 2>untraced.err ||
+	fail "rec_storm failed untraced: $(cat untraced.err)"
+
+MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE=$t_dir/mnt/full LD_PRELOAD=$MTRACECTL_LIB \
+	"$storm" "$t_dir/full.log" $args >full.out 2>full.err ||
+	fail "the traced program failed on a full disk: $(cat full.err)"
+cmp -s untraced.out full.out || fail "output differs from untraced: $(cat full.out)"
+expect_eq "stderr lines" 1 "$(wc -l <full.err)"
+grep -Eq '^mtrace: cannot extend .*/mnt/full\.[0-9]+: disk full; recording stopped$' full.err ||
+	fail "unexpected message: $(cat full.err)"
+trace=$(ls mnt/full.*)
+mtrace-dump --stats --json "$trace" 2>dump.err >dump.json || fail "$(cat dump.err)"
+grep -q '"stopped_early":{"reason":"disk full","code":2,"calls":[1-9][0-9]*}' dump.json ||
+	fail "the trace does not say the disk was full: $(head -c 400 dump.json)"
+grep -q 'incomplete: recording stopped early (disk full)' dump.err ||
+	fail "mtrace-dump did not warn: $(cat dump.err)"
+"$top_builddir/tests/rec_consistent" --allow-warnings "$trace" >check 2>&1 || fail "$(cat check)"
+
+# trace2wl onto the full disk: one line naming the output, nothing left.
+expect_fail_with '^trace2wl: .*/mnt/out\.wl: .*No space left on device$' trace2wl "$t_dir/mnt/out.wl" "$trace"
+expect_eq "files on the full disk after trace2wl" "$(basename "$trace")" "$(ls mnt)"
+
+# No room for the header: no trace at all, and no empty file.
+dd if=/dev/zero of=mnt/filler bs=4096 2>/dev/null || true
+MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE=$t_dir/mnt/none LD_PRELOAD=$MTRACECTL_LIB \
+	"$storm" "$t_dir/none.log" $args >none.out 2>none.err ||
+	fail "the traced program failed with no room for a header: $(cat none.err)"
+cmp -s untraced.out none.out || fail "output differs from untraced with no room for a header"
+expect_eq "stderr lines with no room for a header" 1 "$(wc -l <none.err)"
+grep -Eq '^mtrace: cannot write .*/mnt/none\.[0-9]+: No space left on device; not recording$' none.err ||
+	fail "unexpected message: $(cat none.err)"
+[ -z "$(ls mnt/none* 2>/dev/null)" ] || fail "a file was left: $(ls -l mnt/none*)"
+pass
