@@ -48,6 +48,7 @@ static const char *const stop_reason_names[MT_STOP_REASONS] = {
 	[MT_STOP_QUOTA] = "disk quota exceeded",
 	[MT_STOP_IO] = "the file could not grow",
 	[MT_STOP_MAP] = "a window could not be mapped",
+	[MT_STOP_CUT] = "the file was cut short by another process",
 };
 
 const char *mt_call_name(unsigned call)

@@ -80,7 +80,8 @@ enum mt_stop_reason {
 	MT_STOP_QUOTA = 3,        /* EDQUOT */
 	MT_STOP_IO = 4,           /* the file could not grow for another reason (EIO...) */
 	MT_STOP_MAP = 5,          /* a window could not be mapped */
-	MT_STOP_REASONS = 6,
+	MT_STOP_CUT = 6,          /* something else truncated the file under a window */
+	MT_STOP_REASONS = 7,
 };
 
 enum mt_ts_source { MT_TS_TSC = 1, MT_TS_MONOTONIC_NS = 2 };

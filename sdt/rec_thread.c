@@ -217,6 +217,21 @@ uint64_t mt_windows_collect(unsigned epoch, int close)
 	return total;
 }
 
+int mt_window_holding(const void *addr, uint8_t **base, uint32_t *size)
+{
+	const uint8_t *a = addr;
+	EACH_SLOT(s) {
+		uint8_t *b = s->base;
+		uint32_t n = s->size;
+		if (b && a >= b && a < b + n) {
+			*base = b;
+			*size = n;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 void mt_windows_forget(void)
 {
 	EACH_SLOT(s) {
