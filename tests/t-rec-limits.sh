@@ -6,8 +6,9 @@
 # says once on stderr that it stopped, and the trace reads back whole up to
 # the stop, saying why and after how many calls; trace2wl and trace_run
 # carry that on as a warning and in --json.  A limit below the trace header
-# leaves no file.  trace2wl under the limit fails with one line and leaves
-# no output.
+# leaves no file, and a window that cannot be mapped stops recording the
+# same way.  trace2wl under the limit fails with one line and leaves no
+# output.
 . "$top_srcdir/tests/lib.sh"
 
 storm=$top_builddir/tests/rec_storm
@@ -94,6 +95,24 @@ mtrace-dump --stats --json whole.trace.* 2>whole.dump.err | grep -q '"stopped_ea
 trace2wl whole.wl whole.trace.* >/dev/null 2>whole.conv.err || fail "$(cat whole.conv.err)"
 trace2wl --stats --json whole.wl | grep -q '"version":1,.*"stopped_early":null' ||
 	fail "the workload of a complete trace is not version 1 without a stop"
+
+# A window that cannot be mapped (rec_failmap.so makes the fourth fail):
+# the same, with the claimed space given back, so the trace ends with its
+# last mapped window and warns of nothing but the stop.
+failmap=$top_builddir/tests/.libs/rec_failmap.so
+[ -f "$failmap" ] || fail "$failmap is not built"
+REC_FAILMAP_AFTER=3 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE=$t_dir/map.trace \
+	LD_PRELOAD="$failmap $MTRACECTL_LIB" "$storm" "$t_dir/map.log" $args >map.out 2>map.err ||
+	fail "the traced program failed when a mapping failed: $(cat map.err)"
+cmp -s untraced.out map.out || fail "map: output differs from untraced"
+expect_eq "map: stderr lines" 1 "$(wc -l <map.err)"
+grep -Eq '^mtrace: cannot map .*/map\.trace\.[0-9]+: Cannot allocate memory; recording stopped$' map.err ||
+	fail "map: unexpected message: $(cat map.err)"
+mtrace-dump --stats --json map.trace.* 2>map.dump.err >map.json || fail "$(cat map.dump.err)"
+grep -q '"windows":3,"stopped_early":{"reason":"a window could not be mapped","code":5,' map.json ||
+	fail "map: the trace does not say a mapping failed: $(head -c 400 map.json)"
+# A claimed window left in the file would be warned of as never written.
+expect_eq "map: mtrace-dump warnings" 1 "$(wc -l <map.dump.err)"
 
 # A limit below the 4096-byte header: no trace at all, and no empty file.
 set +e
