@@ -138,16 +138,24 @@ static void verify_roundtrip(void)
 	mt_wl_close(w);
 }
 
+/* Copies path to DIR/NAME.wl (its name in copy) and opens the copy. */
+static FILE *copy_workload(const char *name, char copy[4096])
+{
+	char cmd[9000];
+	snprintf(copy, 4096, "%s/%s.wl", dir, name);
+	snprintf(cmd, sizeof cmd, "cp '%s' '%s'", path, copy);
+	check(system(cmd) == 0, "cp");
+	FILE *f = fopen(copy, "r+b");
+	check(f != NULL, "open copy");
+	return f;
+}
+
 /* Copies path to a damaged variant and expects mt_wl_open to say want. */
 static void expect_damage(const char *name, long at, const uint8_t *bytes, size_t n,
 			  long truncate_to, const char *want)
 {
-	char cmd[9000], bad[4096];
-	snprintf(bad, sizeof bad, "%s/%s.wl", dir, name);
-	snprintf(cmd, sizeof cmd, "cp '%s' '%s'", path, bad);
-	check(system(cmd) == 0, "cp");
-	FILE *f = fopen(bad, "r+b");
-	check(f != NULL, "open copy");
+	char bad[4096];
+	FILE *f = copy_workload(name, bad);
 	if (n) {
 		fseek(f, at, SEEK_SET);
 		fwrite(bytes, 1, n, f);
@@ -168,12 +176,8 @@ static void expect_damage(const char *name, long at, const uint8_t *bytes, size_
  * byte when pad) under name, and opens it. */
 static struct mt_wl *open_stopped(const char *name, int pad, struct mt_error *e)
 {
-	char copy[4096], cmd[9000];
-	snprintf(copy, sizeof copy, "%s/%s.wl", dir, name);
-	snprintf(cmd, sizeof cmd, "cp '%s' '%s'", path, copy);
-	check(system(cmd) == 0, "cp");
-	FILE *f = fopen(copy, "r+b");
-	check(f != NULL, "open copy");
+	char copy[4096];
+	FILE *f = copy_workload(name, copy);
 	uint8_t h[MT_WL_HEADER_SIZE];
 	check(fread(h, 1, sizeof h, f) == sizeof h, "read header");
 	mt_put_le16(h + MT_WH_L_VERSION, 2);

@@ -19,11 +19,17 @@ args="2 300000 0"
 "$storm" "$t_dir/untraced.log" $args >untraced.out 2>untraced.err ||
 	fail "rec_storm failed untraced: $(cat untraced.err)"
 
-MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE=$t_dir/mnt/full LD_PRELOAD=$MTRACECTL_LIB \
-	"$storm" "$t_dir/full.log" $args >full.out 2>full.err ||
-	fail "the traced program failed on a full disk: $(cat full.err)"
-cmp -s untraced.out full.out || fail "output differs from untraced: $(cat full.out)"
-expect_eq "stderr lines" 1 "$(wc -l <full.err)"
+# traced NAME: records rec_storm into mnt/NAME.PID; its output and exit
+# status must be the untraced ones, with one line on stderr (NAME.err).
+traced() {
+	MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE=$t_dir/mnt/$1 LD_PRELOAD=$MTRACECTL_LIB \
+		"$storm" "$t_dir/$1.log" $args >"$1.out" 2>"$1.err" ||
+		fail "$1: the traced program failed: $(cat "$1.err")"
+	cmp -s untraced.out "$1.out" || fail "$1: output differs from untraced: $(cat "$1.out")"
+	expect_eq "$1: stderr lines" 1 "$(wc -l <"$1.err")"
+}
+
+traced full
 grep -Eq '^mtrace: cannot extend .*/mnt/full\.[0-9]+: disk full; recording stopped$' full.err ||
 	fail "unexpected message: $(cat full.err)"
 trace=$(ls mnt/full.*)
@@ -40,11 +46,7 @@ expect_eq "files on the full disk after trace2wl" "$(basename "$trace")" "$(ls m
 
 # No room for the header: no trace at all, and no empty file.
 dd if=/dev/zero of=mnt/filler bs=4096 2>/dev/null || true
-MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE=$t_dir/mnt/none LD_PRELOAD=$MTRACECTL_LIB \
-	"$storm" "$t_dir/none.log" $args >none.out 2>none.err ||
-	fail "the traced program failed with no room for a header: $(cat none.err)"
-cmp -s untraced.out none.out || fail "output differs from untraced with no room for a header"
-expect_eq "stderr lines with no room for a header" 1 "$(wc -l <none.err)"
+traced none
 grep -Eq '^mtrace: cannot write .*/mnt/none\.[0-9]+: No space left on device; not recording$' none.err ||
 	fail "unexpected message: $(cat none.err)"
 [ -z "$(ls mnt/none* 2>/dev/null)" ] || fail "a file was left: $(ls -l mnt/none*)"

@@ -64,26 +64,24 @@ check_run() {
 		fail "$1: trace_run --json says nothing of the stop"
 }
 
-set +e
-limited env MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$t_dir/ctl.trace" LD_PRELOAD="$MTRACECTL_LIB" \
-	"$storm" "$t_dir/ctl.log" $args >ctl.out 2>ctl.err
-rc=$?
-set -e
-check_run ctl $rc
+# traced NAME CMD...: runs CMD, which traces rec_storm into NAME.trace*,
+# under the limit, and checks the run.
+traced() {
+	name=$1
+	shift
+	set +e
+	limited "$@" >"$name.out" 2>"$name.err"
+	rc=$?
+	set -e
+	check_run "$name" $rc
+}
 
-set +e
-MTRACE_LIBDIR=$(dirname "$MTRACECTL_LIB") limited mtrace-record -q -o "$t_dir/record.trace" \
-	"$storm" "$t_dir/record.log" $args >record.out 2>record.err
-rc=$?
-set -e
-check_run record $rc
-
-set +e
-limited env MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$t_dir/lib.trace" LD_PRELOAD="$MTRACE_LIB" \
-	"$storm" "$t_dir/lib.log" $args >lib.out 2>lib.err
-rc=$?
-set -e
-check_run lib $rc
+traced ctl env MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$t_dir/ctl.trace" LD_PRELOAD="$MTRACECTL_LIB" \
+	"$storm" "$t_dir/ctl.log" $args
+traced record env MTRACE_LIBDIR="$(dirname "$MTRACECTL_LIB")" \
+	mtrace-record -q -o "$t_dir/record.trace" "$storm" "$t_dir/record.log" $args
+traced lib env MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$t_dir/lib.trace" LD_PRELOAD="$MTRACE_LIB" \
+	"$storm" "$t_dir/lib.log" $args
 
 # A mtrace_stop by the program is no early stop: the trace reads complete
 # (t-rec-api's traces hold no warning); a complete recording neither.
