@@ -132,4 +132,14 @@ expect_fail_with '^trace2wl: big\.wl: .*File too large$' \
 for f in big.wl big.wl.*; do
 	[ ! -e "$f" ] || fail "$f left behind by trace2wl under the limit"
 done
+# trace_run's timeline the same; its stderr goes through a pipe, which the
+# limit does not cut.
+(
+	set +e
+	prlimit --fsize=16 -- trace_run --timeline=tl.csv whole.wl 2>&1 >/dev/null
+	echo "exit $?"
+) | cat >tl.err
+expect_eq "trace_run's error and status under the limit" \
+	"trace_run: --timeline: writing tl.csv: File too large exit 1" "$(echo $(cat tl.err))"
+[ ! -e tl.csv ] || fail "a partial timeline was left behind"
 pass

@@ -41,9 +41,11 @@ int rt_monitor_close(struct rt_replay *r, struct mt_error *e)
 	if (r->timeline) {
 		int failed = ferror(r->timeline);
 		errno = 0;
-		if (fclose(r->timeline) == EOF || failed)
+		if (fclose(r->timeline) == EOF || failed) {
 			rc = mt_error_set(e, "--timeline", "writing %s: %s", r->o->timeline,
 					  errno ? strerror(errno) : "write error");
+			unlink(r->o->timeline); /* a partial timeline is no timeline */
+		}
 		r->timeline = NULL;
 	}
 	if (r->statm_fd >= 0)
