@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "next_alloc.h"
@@ -159,7 +160,9 @@ int mt_file_open(struct mt_file *f, const char *name, int exact, pid_t pid)
 		/* A file without its header is no trace: nothing is left. */
 		mt_say(MT_SAY_ERROR, "cannot write ", f->path, ": ", strerrordesc_np(errno),
 		       "; not recording", NULL);
-		unlink(f->path);
+		struct stat st; /* a device named as the trace (/dev/full) stays */
+		if (fstat(f->fd.fd, &st) == 0 && S_ISREG(st.st_mode))
+			unlink(f->path);
 		mt_file_close(f);
 		return -1;
 	}
