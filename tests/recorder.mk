@@ -36,9 +36,9 @@ check_LTLIBRARIES += tests/rec_early.la
 tests_rec_early_la_SOURCES = tests/rec_early.c
 tests_rec_early_la_CFLAGS = $(REC_CFLAGS)
 tests_rec_early_la_LDFLAGS = $(LOADABLE_LDFLAGS)
-check_LTLIBRARIES += tests/rec_failmap.la
-tests_rec_failmap_la_SOURCES = tests/rec_failmap.c
-tests_rec_failmap_la_LDFLAGS = $(LOADABLE_LDFLAGS)
+check_LTLIBRARIES += tests/rec_failsys.la
+tests_rec_failsys_la_SOURCES = tests/rec_failsys.c
+tests_rec_failsys_la_LDFLAGS = $(LOADABLE_LDFLAGS)
 tests_rec_cxx_SOURCES = tests/rec_cxx.cc
 tests_rec_cxx_CXXFLAGS = -std=c++17 -pthread
 

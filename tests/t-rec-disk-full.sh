@@ -19,10 +19,11 @@ args="2 300000 0"
 "$storm" "$t_dir/untraced.log" $args >untraced.out 2>untraced.err ||
 	fail "rec_storm failed untraced: $(cat untraced.err)"
 
-# traced NAME: records rec_storm into mnt/NAME.PID; its output and exit
-# status must be the untraced ones, with one line on stderr (NAME.err).
+# traced NAME [LIB]: records rec_storm into mnt/NAME.PID (with LIB
+# preloaded in front of the recorder); its output and exit status must be
+# the untraced ones, with one line on stderr (NAME.err).
 traced() {
-	MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE=$t_dir/mnt/$1 LD_PRELOAD=$MTRACECTL_LIB \
+	MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE=$t_dir/mnt/$1 LD_PRELOAD="${2:-} $MTRACECTL_LIB" \
 		"$storm" "$t_dir/$1.log" $args >"$1.out" 2>"$1.err" ||
 		fail "$1: the traced program failed: $(cat "$1.err")"
 	cmp -s untraced.out "$1.out" || fail "$1: output differs from untraced: $(cat "$1.out")"
@@ -43,6 +44,23 @@ grep -q 'incomplete: recording stopped early (disk full)' dump.err ||
 # trace2wl onto the full disk: one line naming the output, nothing left.
 expect_fail_with '^trace2wl: .*/mnt/out\.wl: .*No space left on device$' trace2wl "$t_dir/mnt/out.wl" "$trace"
 expect_eq "files on the full disk after trace2wl" "$(basename "$trace")" "$(ls mnt)"
+
+# A filesystem without fallocate (rec_failsys.so says EOPNOTSUPP): windows
+# are written as zeros before they are mapped, so the full disk shows there
+# and not as SIGBUS in the program; the partial window is taken back.
+rm mnt/full.*
+failsys=$top_builddir/tests/.libs/rec_failsys.so
+[ -f "$failsys" ] || fail "$failsys is not built"
+export REC_FAIL_FALLOCATE=1
+traced nofalloc "$failsys"
+unset REC_FAIL_FALLOCATE
+grep -Eq '^mtrace: cannot extend .*/mnt/nofalloc\.[0-9]+: disk full; recording stopped$' nofalloc.err ||
+	fail "nofalloc: unexpected message: $(cat nofalloc.err)"
+mtrace-dump --stats --json mnt/nofalloc.* 2>nofalloc.dump.err >nofalloc.json ||
+	fail "$(cat nofalloc.dump.err)"
+grep -q '"stopped_early":{"reason":"disk full","code":2,"calls":[1-9][0-9]*}' nofalloc.json ||
+	fail "nofalloc: the trace does not say the disk was full: $(head -c 400 nofalloc.json)"
+expect_eq "nofalloc: mtrace-dump warnings" 1 "$(wc -l <nofalloc.dump.err)"
 
 # No room for the header: no trace at all, and no empty file.
 dd if=/dev/zero of=mnt/filler bs=4096 2>/dev/null || true

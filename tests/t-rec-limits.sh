@@ -94,13 +94,13 @@ trace2wl whole.wl whole.trace.* >/dev/null 2>whole.conv.err || fail "$(cat whole
 trace2wl --stats --json whole.wl | grep -q '"version":1,.*"stopped_early":null' ||
 	fail "the workload of a complete trace is not version 1 without a stop"
 
-# A window that cannot be mapped (rec_failmap.so makes the fourth fail):
+# A window that cannot be mapped (rec_failsys.so makes the fourth fail):
 # the same, with the claimed space given back, so the trace ends with its
 # last mapped window and warns of nothing but the stop.
-failmap=$top_builddir/tests/.libs/rec_failmap.so
-[ -f "$failmap" ] || fail "$failmap is not built"
-REC_FAILMAP_AFTER=3 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE=$t_dir/map.trace \
-	LD_PRELOAD="$failmap $MTRACECTL_LIB" "$storm" "$t_dir/map.log" $args >map.out 2>map.err ||
+failsys=$top_builddir/tests/.libs/rec_failsys.so
+[ -f "$failsys" ] || fail "$failsys is not built"
+REC_FAIL_MAP_AFTER=3 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE=$t_dir/map.trace \
+	LD_PRELOAD="$failsys $MTRACECTL_LIB" "$storm" "$t_dir/map.log" $args >map.out 2>map.err ||
 	fail "the traced program failed when a mapping failed: $(cat map.err)"
 cmp -s untraced.out map.out || fail "map: output differs from untraced"
 expect_eq "map: stderr lines" 1 "$(wc -l <map.err)"
