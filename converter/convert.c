@@ -362,6 +362,8 @@ static int finish(struct conv *c)
 		.ideal_peak = c->res.ideal_peak,
 		.source_dropped = in->dropped,
 		.contradictions = c->res.cycles_broken,
+		.source_stop = in->stop_reason,
+		.source_stop_records = in->stop_records,
 	};
 	struct mt_wl_writer *w = c->w;
 	c->w = NULL;
@@ -371,6 +373,8 @@ static int finish(struct conv *c)
 	c->res.bytes = stat(c->out_name, &st) == 0 ? (uint64_t)st.st_size : 0;
 	c->res.never_freed = c->map.live;
 	c->res.dropped = in->dropped;
+	c->res.stop_reason = in->stop_reason;
+	c->res.stop_records = in->stop_records;
 	return 0;
 }
 

@@ -26,6 +26,8 @@ struct conv_result {
 	uint64_t ops;          /* all ops */
 	uint64_t records;      /* trace records read, events included */
 	uint64_t dropped;      /* calls the recorder did not record (its header says) */
+	uint32_t stop_reason;  /* the recording stopped early (its header says) */
+	uint64_t stop_records;
 	uint64_t events;       /* allocator events skipped */
 	uint64_t objects, syncs, never_freed;
 	uint64_t unknown_frees, double_frees, cycles_broken;

@@ -9,6 +9,7 @@
 
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,9 @@ static int show(const struct opts *o, const char *path)
 		mt_error_print(prog, &e);
 		return 1;
 	}
+	const struct mt_wl_info *in = mt_wl_get_info(w);
+	if (mt_wl_incomplete(path, in->source_stop, in->source_stop_records, &e))
+		mt_error_print(prog, &e);
 	if (o->mode == MODE_STATS)
 		wl_print_stats(stdout, w, file_size(path), o->json);
 	else if (wl_print_dump(stdout, w, &e) < 0) {
@@ -130,10 +134,12 @@ static void print_summary(const struct opts *o, const struct conv_result *r)
 		       ",\"unknown_frees\":%" PRIu64 ",\"double_frees\":%" PRIu64
 		       ",\"contradictions\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"records\":%" PRIu64
 		       ",\"events\":%" PRIu64 ",\"objects\":%" PRIu64 ",\"syncs\":%" PRIu64
-		       ",\"ideal_peak\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"bytes_per_call\":%.2f}\n",
+		       ",\"ideal_peak\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"bytes_per_call\":%.2f",
 		       r->threads, r->calls, r->never_freed, r->unknown_frees, r->double_frees,
 		       r->cycles_broken, r->dropped, r->records, r->events, r->objects, r->syncs,
 		       r->ideal_peak, r->bytes, per_call(r));
+		mt_json_stop(stdout, r->stop_reason, r->stop_records);
+		printf("}\n");
 		return;
 	}
 	printf("%s: %" PRIu32 " thread%s, %" PRIu64 " call%s, %" PRIu64 " block%s never freed, %" PRIu64
@@ -178,6 +184,9 @@ static int convert_file(struct opts *o, const char *input)
 int main(int argc, char **argv)
 {
 	struct opts o = { .mode = MODE_CONVERT };
+	/* Past the file-size limit (ulimit -f) a write then fails with EFBIG,
+	 * which is reported with the file's name, instead of killing us. */
+	signal(SIGXFSZ, SIG_IGN);
 	int i = parse_options(argc, argv, &o);
 	if (o.mode != MODE_CONVERT)
 		return show(&o, argv[i]);

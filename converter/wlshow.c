@@ -46,7 +46,9 @@ static void stats_json(FILE *out, const struct mt_wl *w, uint64_t bytes)
 	for (unsigned c = MT_CALL_MALLOC; c <= MT_CALL_FREE_ALIGNED_SIZED; c++)
 		if (in->calls[c])
 			fprintf(out, "%s\"%s\":%" PRIu64, n++ ? "," : "", mt_op_name(c), in->calls[c]);
-	fprintf(out, "},\"thread_list\":[");
+	fputc('}', out);
+	mt_json_stop(out, in->source_stop, in->source_stop_records);
+	fprintf(out, ",\"thread_list\":[");
 	for (uint32_t i = 0; i < in->threads; i++) {
 		const struct mt_wl_thread *t = mt_wl_get_thread(w, i);
 		fprintf(out, "%s{\"tid\":%" PRIu32 ",\"ops\":%" PRIu64 ",\"bytes\":%" PRIu64 "}",
@@ -75,6 +77,9 @@ void wl_print_stats(FILE *out, const struct mt_wl *w, uint64_t bytes, int json)
 	if (in->source_dropped)
 		fprintf(out, "; %" PRIu64 " calls the recorder did not record", in->source_dropped);
 	putc('\n', out);
+	if (in->source_stop)
+		fprintf(out, "INCOMPLETE: the trace stopped early (%s) after %" PRIu64 " calls\n",
+			mt_stop_reason_name(in->source_stop), in->source_stop_records);
 	fprintf(out, "ideal peak %" PRIu64 " bytes live; file %" PRIu64 " bytes, %.2f B/call\n",
 		in->ideal_peak, bytes, per_call(bytes, calls));
 	fprintf(out, "calls by type:\n");

@@ -1,10 +1,13 @@
 /*
- * names.c - the names the tools print for calls and allocator events, and
- * the one JSON string writer their --json output shares.
+ * names.c - the names the tools print for calls, allocator events and the
+ * reasons a recording stopped early, and the one JSON string writer their
+ * --json output shares.
  *
  * Kept in one table so that mtrace-dump, trace2wl and the diagnostics all
  * spell a call the same way, and the way a C programmer would type it.
  */
+#include <inttypes.h>
+
 #include "trace.h"
 
 static const char *const call_names[MT_CALL_COUNT] = {
@@ -38,6 +41,16 @@ static const char *const event_names[] = {
 	[MT_EV_DYN_THRESHOLDS] = "memory_mallopt_free_dyn_thresholds",
 };
 
+static const char *const stop_reason_names[MT_STOP_REASONS] = {
+	[MT_STOP_NONE] = "not stopped",
+	[MT_STOP_FSIZE] = "file size limit",
+	[MT_STOP_DISK_FULL] = "disk full",
+	[MT_STOP_QUOTA] = "disk quota exceeded",
+	[MT_STOP_IO] = "the file could not grow",
+	[MT_STOP_MAP] = "a window could not be mapped",
+	[MT_STOP_CUT] = "the file was cut short by another process",
+};
+
 const char *mt_call_name(unsigned call)
 {
 	return call < MT_CALL_COUNT ? call_names[call] : "unknown";
@@ -47,6 +60,11 @@ const char *mt_event_name(unsigned event)
 {
 	size_t n = sizeof event_names / sizeof event_names[0];
 	return event < n && event_names[event] ? event_names[event] : "unknown_event";
+}
+
+const char *mt_stop_reason_name(uint32_t reason)
+{
+	return reason < MT_STOP_REASONS ? stop_reason_names[reason] : "unknown reason";
 }
 
 void mt_json_string(FILE *out, const char *s)
@@ -62,4 +80,15 @@ void mt_json_string(FILE *out, const char *s)
 			putc(c, out);
 	}
 	putc('"', out);
+}
+
+void mt_json_stop(FILE *out, uint32_t reason, uint64_t records)
+{
+	if (!reason) {
+		fputs(",\"stopped_early\":null", out);
+		return;
+	}
+	fputs(",\"stopped_early\":{\"reason\":", out);
+	mt_json_string(out, mt_stop_reason_name(reason));
+	fprintf(out, ",\"code\":%" PRIu32 ",\"calls\":%" PRIu64 "}", reason, records);
 }

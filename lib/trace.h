@@ -38,6 +38,8 @@ struct mt_trace_info {
 	uint64_t ts_freq;   /* ticks per second, derived from window stamps when the header has 0 */
 	uint64_t end_mono_ns, end_ts;
 	uint64_t records, dropped, windows, end_offset; /* as stored: valid when closed */
+	uint32_t stop_reason;   /* enum mt_stop_reason; codes past it are kept as read */
+	uint64_t stop_records;  /* records before an early stop */
 	char allocator_name[33];
 	char exe[MT_FH_EXE_MAX];
 };
@@ -120,9 +122,17 @@ void mt_trace_merge_close(struct mt_trace_merge *m);
 /* Call names as printed by the tools ("malloc", "posix_memalign"...). */
 const char *mt_call_name(unsigned call);
 const char *mt_event_name(unsigned event);
+/* "file size limit", "disk full"...: why recording stopped early
+ * (enum mt_stop_reason, MT_STOP_NONE excluded); "unknown reason" for a code
+ * this reader does not know. */
+const char *mt_stop_reason_name(uint32_t reason);
 
 /* Writes s as a JSON string, quoted and escaped (for every tool's --json). */
 void mt_json_string(FILE *out, const char *s);
+/* Writes the member ,"stopped_early": null for a complete trace, else
+ * {"reason":NAME,"code":N,"calls":RECORDS}: every tool's --json says it
+ * the same way. */
+void mt_json_stop(FILE *out, uint32_t reason, uint64_t records);
 
 /* ---- writer ---- */
 

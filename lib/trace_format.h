@@ -57,12 +57,32 @@ enum {
 	MT_FH_DROPPED = 88,       /* 8  calls not recorded (signal-handler re-entry, or no window) */
 	MT_FH_WINDOWS = 96,       /* 8  windows claimed, valid when closed */
 	MT_FH_END_OFFSET = 104,   /* 8  first byte past the last window, valid when closed */
+	MT_FH_STOP_REASON = 112,  /* 4  enum mt_stop_reason: why recording stopped early, 0 if not */
+	MT_FH_STOP_RECORDS = 120, /* 8  records written before that stop, 0 if none */
 	MT_FH_ALLOCATOR_NAME = 128, /* 32 NUL-padded name of the allocator below */
 	MT_FH_EXE = 256,          /* up to 3840, NUL-terminated executable path */
 };
 #define MT_FH_EXE_MAX (MT_TRACE_HEADER_SIZE - MT_FH_EXE)
 
 enum { MT_FHF_CLOSED = 1 };   /* the recorder stopped cleanly */
+
+/*
+ * Why the recorder stopped before the program asked it to (or ended): the
+ * trace is then whole up to the stop but misses the calls after it.  0 in
+ * every trace that was not cut short, including every file written before
+ * these fields existed (bytes 112..127 were zero in version 1 from the
+ * start), so an old trace reads as complete.
+ */
+enum mt_stop_reason {
+	MT_STOP_NONE = 0,
+	MT_STOP_FSIZE = 1,        /* the file-size limit (RLIMIT_FSIZE, ulimit -f) */
+	MT_STOP_DISK_FULL = 2,    /* ENOSPC */
+	MT_STOP_QUOTA = 3,        /* EDQUOT */
+	MT_STOP_IO = 4,           /* the file could not grow for another reason (EIO...) */
+	MT_STOP_MAP = 5,          /* a window could not be mapped */
+	MT_STOP_CUT = 6,          /* something else truncated the file under a window */
+	MT_STOP_REASONS = 7,
+};
 
 enum mt_ts_source { MT_TS_TSC = 1, MT_TS_MONOTONIC_NS = 2 };
 

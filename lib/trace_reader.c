@@ -405,6 +405,21 @@ static void check_totals(struct mt_trace *t)
 		     (unsigned long long)t->info.records, (unsigned long long)sum);
 }
 
+/* A recording cut short is whole up to the stop: readable, but not all of
+ * the program's calls, which whoever reads its numbers must be told. */
+static void check_stop(struct mt_trace *t)
+{
+	uint32_t why = t->info.stop_reason;
+	if (why == MT_STOP_NONE)
+		return;
+	if (why < MT_STOP_REASONS)
+		warn(t, "incomplete: recording stopped early (%s) after %llu calls",
+		     mt_stop_reason_name(why), (unsigned long long)t->info.stop_records);
+	else
+		warn(t, "incomplete: recording stopped early (unknown reason %u) after %llu calls",
+		     why, (unsigned long long)t->info.stop_records);
+}
+
 /* ---- public ---- */
 
 struct mt_trace *mt_trace_open(const char *path, struct mt_error *e)
@@ -425,6 +440,7 @@ struct mt_trace *mt_trace_open(const char *path, struct mt_error *e)
 	}
 	derive_ts_freq(t);
 	check_totals(t);
+	check_stop(t);
 	return t;
 fail:
 	mt_trace_close(t);

@@ -8,7 +8,8 @@
  * window (at the next free file offset) when it has no room for a record,
  * windows grow from MT_WINDOW_MIN to MT_WINDOW_MAX, the file header is
  * written at open and completed at close.  Each thread's window is buffered
- * in memory and written whole when it fills or at close.
+ * in memory and written whole when it fills or at close.  A writer that
+ * fails removes its file: no partial trace is left behind.
  */
 #include "config.h"
 
@@ -16,6 +17,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "trace.h"
@@ -44,6 +46,20 @@ struct mt_trace_writer {
 	size_t *slots;       /* open-addressing table of thread indexes + 1 */
 	size_t nslots;
 };
+
+/* Closes fd; returns rc, or -1 with e set when the close fails.  A trace
+ * that failed is removed (one we could not write is no trace) if it is a
+ * file: a device named as the output stays. */
+static int close_output(int fd, const char *path, int rc, struct mt_error *e)
+{
+	struct stat st;
+	int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	if (close(fd) != 0 && rc == 0)
+		rc = mt_error_set(e, path, "close failed: %s", strerror(errno));
+	if (rc && regular)
+		unlink(path);
+	return rc;
+}
 
 static int write_at(struct mt_trace_writer *w, const void *p, size_t n, uint64_t off,
 		    struct mt_error *e)
@@ -213,7 +229,7 @@ struct mt_trace_writer *mt_trace_writer_open(const char *path, const struct mt_t
 	return w;
 fail:
 	if (w->fd >= 0)
-		close(w->fd);
+		close_output(w->fd, path, -1, e);
 	free(w->slots);
 	free(w->path);
 	free(w);
@@ -275,8 +291,7 @@ int mt_trace_writer_close(struct mt_trace_writer *w, int leave_open, struct mt_e
 		in->end_offset = w->next_off;
 		rc = write_header(w, in, e);
 	}
-	if (close(w->fd) != 0 && rc == 0)
-		rc = mt_error_set(e, w->path, "close failed: %s", strerror(errno));
+	rc = close_output(w->fd, w->path, rc, e);
 	for (size_t i = 0; i < w->nthreads; i++)
 		free(w->threads[i].buf);
 	free(w->threads);

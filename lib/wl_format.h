@@ -1,5 +1,5 @@
 /*
- * wl_format.h - the workload file (.wl), version 1: layout and op codec.
+ * wl_format.h - the workload file (.wl), versions 1 and 2: layout and op codec.
  *
  * A workload is what trace2wl makes of a trace and trace_run replays: for
  * each traced thread, the calls it must make, in order, with the sync points
@@ -38,7 +38,11 @@
 #include "varint.h"
 
 #define MT_WL_MAGIC "MTWLOAD\x1a" /* 8 bytes, no NUL */
-#define MT_WL_VERSION 1
+/* Version 2 adds the source trace's early stop (bytes 224..239, zero in
+ * version 1).  A writer puts 1 in a workload that has none, so every reader
+ * of version 1 still reads workloads made of complete traces. */
+#define MT_WL_VERSION 2
+#define MT_WL_VERSION_STOP 2
 #define MT_WL_HEADER_SIZE 256
 #define MT_WL_THREAD_ENTRY 32
 #define MT_WL_OPCODES 32
@@ -67,7 +71,10 @@ enum {
 	MT_WH_L_SOURCE_DROPPED = 80,/* 8 calls the recorder did not record (trace header) */
 	MT_WH_L_CONTRADICTIONS = 88,/* 8 blocks taken as freed where the trace contradicts itself */
 	MT_WH_L_CALLS = 96,        /* 16 x 8: ops per opcode 0..15 */
-	MT_WH_L_RESERVED2 = 224,   /* 32 zero */
+	MT_WH_L_SOURCE_STOP = 224, /* 4  v2: the trace's enum mt_stop_reason (0: complete) */
+	MT_WH_L_RESERVED3 = 228,   /* 4  v2: zero */
+	MT_WH_L_SOURCE_STOP_RECORDS = 232, /* 8 v2: records the trace holds before its stop */
+	MT_WH_L_RESERVED2 = 240,   /* 16 zero (v1: 32 bytes from 224 are zero) */
 };
 
 /* Thread table entry field offsets. */

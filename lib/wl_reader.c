@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "mapped.h"
+#include "trace.h"
 #include "wl_internal.h"
 
 static int map_file(struct mt_wl *w, const char *path, struct mt_error *e)
@@ -69,10 +70,16 @@ static int parse_header(struct mt_wl *w, struct mt_error *e)
 	    (in->endian != 1 && in->endian != 2) || (in->ptr_size != 4 && in->ptr_size != 8) ||
 	    in->flags & ~(uint32_t)MT_WLF_TIMING)
 		return mt_error_set(e, w->path, "corrupt header (version, size, endian or flags)");
-	/* Reserved bytes are zero in version 1: anything else was not written by
-	 * a version 1 writer, or is damage. */
-	if (!mt_all_zero(h + MT_WH_L_RESERVED2, MT_WL_HEADER_SIZE - MT_WH_L_RESERVED2))
+	/* Reserved bytes are zero: anything else was not written by a writer of
+	 * this version, or is damage.  Version 1 reserves the stop fields too. */
+	if (in->version < MT_WL_VERSION_STOP &&
+	    !mt_all_zero(h + MT_WH_L_SOURCE_STOP, MT_WH_L_RESERVED2 - MT_WH_L_SOURCE_STOP))
 		return mt_error_set(e, w->path, "corrupt header: reserved bytes are not zero");
+	if (!mt_all_zero(h + MT_WH_L_RESERVED2, MT_WL_HEADER_SIZE - MT_WH_L_RESERVED2) ||
+	    !mt_all_zero(h + MT_WH_L_RESERVED3, 4))
+		return mt_error_set(e, w->path, "corrupt header: reserved bytes are not zero");
+	in->source_stop = mt_get_le32(h + MT_WH_L_SOURCE_STOP);
+	in->source_stop_records = mt_get_le64(h + MT_WH_L_SOURCE_STOP_RECORDS);
 	return 0;
 }
 
@@ -169,6 +176,17 @@ const uint8_t *mt_wl_stream(const struct mt_wl *w, uint32_t i)
 const char *mt_wl_path(const struct mt_wl *w)
 {
 	return w->path;
+}
+
+int mt_wl_incomplete(const char *path, uint32_t source_stop, uint64_t source_stop_records,
+		     struct mt_error *msg)
+{
+	if (!source_stop)
+		return 0;
+	mt_error_set(msg, path, "warning: made from an incomplete trace: recording stopped "
+		     "early (%s) after %llu calls", mt_stop_reason_name(source_stop),
+		     (unsigned long long)source_stop_records);
+	return 1;
 }
 
 const char *mt_op_name(unsigned code)

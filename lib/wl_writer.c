@@ -274,7 +274,7 @@ static void encode_header(uint8_t h[MT_WL_HEADER_SIZE], const struct mt_wl_write
 {
 	memset(h, 0, MT_WL_HEADER_SIZE);
 	memcpy(h + MT_WH_L_MAGIC, MT_WL_MAGIC, 8);
-	mt_put_le16(h + MT_WH_L_VERSION, MT_WL_VERSION);
+	mt_put_le16(h + MT_WH_L_VERSION, t->source_stop ? MT_WL_VERSION_STOP : 1);
 	h[MT_WH_L_ENDIAN] = t->endian ? t->endian : 1;
 	h[MT_WH_L_PTR_SIZE] = w->ptr_size;
 	mt_put_le32(h + MT_WH_L_FLAGS, w->timing ? MT_WLF_TIMING : 0);
@@ -289,6 +289,8 @@ static void encode_header(uint8_t h[MT_WL_HEADER_SIZE], const struct mt_wl_write
 	mt_put_le64(h + MT_WH_L_IDEAL_PEAK, t->ideal_peak);
 	mt_put_le64(h + MT_WH_L_SOURCE_DROPPED, t->source_dropped);
 	mt_put_le64(h + MT_WH_L_CONTRADICTIONS, t->contradictions);
+	mt_put_le32(h + MT_WH_L_SOURCE_STOP, t->source_stop);
+	mt_put_le64(h + MT_WH_L_SOURCE_STOP_RECORDS, t->source_stop ? t->source_stop_records : 0);
 	for (int i = 0; i < 16; i++)
 		mt_put_le64(h + MT_WH_L_CALLS + 8 * i, w->calls[i]);
 }

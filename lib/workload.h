@@ -28,6 +28,8 @@ struct mt_wl_info {
 	uint64_t objects, syncs, ops;
 	uint64_t unknown_frees, double_frees, source_records, ideal_peak;
 	uint64_t source_dropped, contradictions;
+	uint32_t source_stop;        /* enum mt_stop_reason of the trace, 0 when complete */
+	uint64_t source_stop_records;
 	uint64_t calls[16];    /* ops per opcode */
 };
 
@@ -53,6 +55,12 @@ const struct mt_wl_thread *mt_wl_get_thread(const struct mt_wl *w, uint32_t i);
 /* The thread's stream bytes, valid until mt_wl_close. */
 const uint8_t *mt_wl_stream(const struct mt_wl *w, uint32_t i);
 const char *mt_wl_path(const struct mt_wl *w);
+/* 1 with msg set to "FILE: warning: made from an incomplete trace: ..."
+ * when the trace a workload came from stopped early (source_stop and
+ * source_stop_records of its header; a replay then misses the calls after
+ * the stop), else 0.  Every tool that reads workloads says it so. */
+int mt_wl_incomplete(const char *path, uint32_t source_stop, uint64_t source_stop_records,
+		     struct mt_error *msg);
 
 /* ---- writer ---- */
 

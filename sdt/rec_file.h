@@ -21,6 +21,7 @@ struct mt_file {
 	uint64_t records;         /* records in windows closed so far */
 	uint64_t windows;         /* windows claimed */
 	uint64_t dropped;         /* calls that could not be recorded */
+	uint32_t stop_reason;     /* enum mt_stop_reason: why the file stopped growing */
 	struct mt_trace_info info;
 };
 
@@ -28,16 +29,24 @@ struct mt_file {
  * Creates the trace file: exactly `name` (truncated) when exact, else
  * name.PID, or name.PID.2, .3... when that exists (an earlier image of the
  * same process, or an earlier mtrace_reset).  Writes the header.  Returns 0,
- * or -1 after printing one line on stderr.
+ * or -1 after printing one line on stderr; no file is left then.
  */
 int mt_file_open(struct mt_file *f, const char *name, int exact, pid_t pid);
 
-/* Reserves size bytes on disk for a new window; 0 with *off set (and
- * f->fd.fd ready to map them), or -1 after printing why (disk full, or the
- * program took the descriptor and the file is gone). */
-int mt_file_claim(struct mt_file *f, uint32_t size, uint64_t *off);
+/* Reserves *size bytes on disk for a new window (fewer, still a multiple
+ * of MT_TRACE_ALIGN, when the file-size limit leaves less room); 0 with
+ * *size and *off set (and f->fd.fd ready to map them), or -1 after printing
+ * why (the file-size limit, disk full, or the program took the descriptor
+ * and the file is gone), with f->stop_reason set where the header can
+ * still say it. */
+int mt_file_claim(struct mt_file *f, uint32_t *size, uint64_t *off);
 
-/* Rewrites the header with the current totals; `closed` stamps the end and
+/* The window just claimed at off could not be mapped: gives its space back
+ * (the file ends where it did) and prints why recording stops. */
+void mt_file_unclaim(struct mt_file *f, uint64_t off, int err);
+
+/* Rewrites the header with the current totals (and f->stop_reason, with
+ * `records` as the count before the stop); `closed` stamps the end and
  * marks the trace complete, otherwise the trace is marked as going on. */
 void mt_file_update(struct mt_file *f, uint64_t records, int closed);
 

@@ -24,7 +24,6 @@
 #include <unistd.h>
 
 #include "rec_clock.h"
-#include "rec_text.h"
 #include "rec_thread.h"
 
 __thread struct mt_tls mt_tls __attribute__((tls_model("initial-exec")));
@@ -155,13 +154,12 @@ int mt_window_open(struct mt_tls *t, unsigned epoch, struct mt_file *f)
 	}
 	uint32_t size = window_size(t->seq);
 	uint64_t off;
-	if (mt_file_claim(f, size, &off))
+	if (mt_file_claim(f, &size, &off))
 		return -1;
 	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, f->fd.fd,
 		       (off_t)off);
 	if (m == MAP_FAILED) {
-		mt_say(MT_SAY_ERROR, "cannot map ", f->path, ": ", strerrordesc_np(errno),
-		       "; recording stopped", NULL);
+		mt_file_unclaim(f, off, errno);
 		return -1;
 	}
 	s->base = m;
@@ -217,6 +215,21 @@ uint64_t mt_windows_collect(unsigned epoch, int close)
 		}
 	}
 	return total;
+}
+
+int mt_window_holding(const void *addr, uint8_t **base, uint32_t *size)
+{
+	const uint8_t *a = addr;
+	EACH_SLOT(s) {
+		uint8_t *b = s->base;
+		uint32_t n = s->size;
+		if (b && a >= b && a < b + n) {
+			*base = b;
+			*size = n;
+			return 1;
+		}
+	}
+	return 0;
 }
 
 void mt_windows_forget(void)

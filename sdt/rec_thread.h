@@ -83,6 +83,10 @@ void mt_window_release(struct mt_tls *t, struct mt_file *f);
  */
 uint64_t mt_windows_collect(unsigned epoch, int close);
 
+/* The window that holds addr: 1 with its mapping's start and size, else
+ * 0.  Reads the slots without the lock: called from a signal handler. */
+int mt_window_holding(const void *addr, uint8_t **base, uint32_t *size);
+
 /* In a forked child: drop every window mapping (they are the parent's) and
  * free every slot; only the calling thread survives fork. */
 void mt_windows_forget(void);

@@ -39,6 +39,7 @@ static unsigned file_epoch;   /* recording of the open file; 0 = none */
 static unsigned last_epoch;
 static int paused;
 static uint64_t dropped;      /* atomic: calls not recorded in this file */
+static int file_cut;          /* atomic: someone truncated the file under a window */
 static pthread_key_t exit_key;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
@@ -66,6 +67,8 @@ static int open_locked(const char *name, int exact)
 	__atomic_store_n(&dropped, 0, __ATOMIC_RELAXED);
 	if (mt_file_open(&file, name, exact, getpid()))
 		return -1;
+	__atomic_store_n(&file_cut, 0, __ATOMIC_RELAXED);
+	mt_sigbus_guard();
 	paused = 0;
 	mt_say(MT_SAY_INFO, "writing to ", file.path, NULL);
 	new_epoch_locked();
@@ -86,6 +89,8 @@ static void seal_locked(void)
 	__atomic_store_n(&mt_rec_epoch, 0, __ATOMIC_RELEASE);
 	file.records += mt_windows_collect(file_epoch, 1);
 	file.dropped = __atomic_load_n(&dropped, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&file_cut, __ATOMIC_ACQUIRE))
+		file.stop_reason = MT_STOP_CUT;
 	mt_file_update(&file, file.records, 1);
 	char n[21];
 	mt_say(MT_SAY_INFO, mt_u64_text(n, file.records), " calls recorded in ", file.path, NULL);
@@ -133,6 +138,10 @@ static int window_ready(struct mt_tls *t)
 	unsigned e = __atomic_load_n(&mt_rec_epoch, __ATOMIC_RELAXED);
 	if (!e)
 		return 0;
+	if (__atomic_load_n(&file_cut, __ATOMIC_ACQUIRE)) {
+		stop_locked(); /* resumed (mtrace_unpause...) after the cut */
+		return 0;
+	}
 	if (!t->slot) {
 		if (!(t->slot = mt_slot_get(&file, e)))
 			return 0;
@@ -171,6 +180,14 @@ void mt_recorder_event(unsigned event, unsigned nargs, const uint64_t *args)
 	r.nargs = nargs < MT_EVENT_ARGS_MAX ? nargs : MT_EVENT_ARGS_MAX;
 	memcpy(r.args, args, r.nargs * sizeof *args);
 	mt_record(&r);
+}
+
+void mt_recorder_file_cut(void)
+{
+	__atomic_store_n(&mt_rec_epoch, 0, __ATOMIC_RELEASE);
+	if (!__atomic_exchange_n(&file_cut, 1, __ATOMIC_ACQ_REL))
+		mt_say(MT_SAY_ERROR, "cannot go on with ", file.path,
+		       ": another process cut it short; recording stopped", NULL);
 }
 
 /* ---- threads, fork ---- */

@@ -96,6 +96,14 @@ uint64_t mt_recorder_sync(void);
 int mt_autostart_wanted(void);
 void mt_recorder_autostart(void);
 
+/* rec_sigbus.c: while recording, a SIGBUS from a window whose file was
+ * truncated by someone else stops recording instead of killing the
+ * program.  The guard is installed only over SIGBUS's default action. */
+void mt_sigbus_guard(void);
+/* From the handler (async-signal-safe): the file under a window was cut;
+ * recording stops at once, says so once, and the header says why. */
+void mt_recorder_file_cut(void);
+
 /* _exit: finish this image's trace.  exec: seal it (returns 1 if it was
  * recording), and after a failed exec go on recording in the same file. */
 void mt_recorder_image_end(void);

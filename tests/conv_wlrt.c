@@ -107,6 +107,8 @@ static void verify_roundtrip(void)
 	check(in->calls[MT_CALL_MALLOC] == 2 * 3 * ROUNDS && in->calls[MT_CALL_VALLOC] == 1 &&
 	      in->calls[MT_CALL_FREE] == 4 * 3 * ROUNDS + 1, "calls per opcode");
 	check(in->ops == 9 * 3 * ROUNDS + 4, "op count");
+	check(in->version == 1 && in->source_stop == 0,
+	      "a workload of a complete trace is version 1, readable by every reader");
 
 	/* Replays generation per thread: thread t's objects are not contiguous,
 	 * so walk the generator in the same global order and compare. */
@@ -136,16 +138,24 @@ static void verify_roundtrip(void)
 	mt_wl_close(w);
 }
 
+/* Copies path to DIR/NAME.wl (its name in copy) and opens the copy. */
+static FILE *copy_workload(const char *name, char copy[4096])
+{
+	char cmd[9000];
+	snprintf(copy, 4096, "%s/%s.wl", dir, name);
+	snprintf(cmd, sizeof cmd, "cp '%s' '%s'", path, copy);
+	check(system(cmd) == 0, "cp");
+	FILE *f = fopen(copy, "r+b");
+	check(f != NULL, "open copy");
+	return f;
+}
+
 /* Copies path to a damaged variant and expects mt_wl_open to say want. */
 static void expect_damage(const char *name, long at, const uint8_t *bytes, size_t n,
 			  long truncate_to, const char *want)
 {
-	char cmd[9000], bad[4096];
-	snprintf(bad, sizeof bad, "%s/%s.wl", dir, name);
-	snprintf(cmd, sizeof cmd, "cp '%s' '%s'", path, bad);
-	check(system(cmd) == 0, "cp");
-	FILE *f = fopen(bad, "r+b");
-	check(f != NULL, "open copy");
+	char bad[4096];
+	FILE *f = copy_workload(name, bad);
 	if (n) {
 		fseek(f, at, SEEK_SET);
 		fwrite(bytes, 1, n, f);
@@ -160,6 +170,39 @@ static void expect_damage(const char *name, long at, const uint8_t *bytes, size_
 			w ? "success" : e.msg);
 		exit(1);
 	}
+}
+
+/* Writes the roundtrip workload as version 2 with a stop (and one padding
+ * byte when pad) under name, and opens it. */
+static struct mt_wl *open_stopped(const char *name, int pad, struct mt_error *e)
+{
+	char copy[4096];
+	FILE *f = copy_workload(name, copy);
+	uint8_t h[MT_WL_HEADER_SIZE];
+	check(fread(h, 1, sizeof h, f) == sizeof h, "read header");
+	mt_put_le16(h + MT_WH_L_VERSION, 2);
+	mt_put_le32(h + MT_WH_L_SOURCE_STOP, MT_STOP_FSIZE);
+	mt_put_le64(h + MT_WH_L_SOURCE_STOP_RECORDS, 4242);
+	h[MT_WH_L_RESERVED3] = (uint8_t)pad;
+	rewind(f);
+	check(fwrite(h, 1, sizeof h, f) == sizeof h && fclose(f) == 0, "write header");
+	return mt_wl_open(copy, 1, e);
+}
+
+/* Version 2's stop fields read back; their padding must stay zero. */
+static void check_stop_fields(void)
+{
+	struct mt_error e;
+	struct mt_wl *w = open_stopped("v2-stop", 0, &e);
+	if (!w)
+		fail(e.msg);
+	const struct mt_wl_info *in = mt_wl_get_info(w);
+	check(in->version == 2 && in->source_stop == MT_STOP_FSIZE &&
+	      in->source_stop_records == 4242, "version 2 stop fields");
+	mt_wl_close(w);
+	check(open_stopped("v2-pad", 1, &e) == NULL &&
+	      strstr(e.msg, "corrupt header: reserved bytes are not zero"),
+	      "version 2 padding must be zero");
 }
 
 struct top {
@@ -363,9 +406,9 @@ int main(int argc, char **argv)
 	check(mt_wl_writer_open(path, 0, 0, 8, &e) == NULL && strstr(e.msg, "already exists"),
 	      "existing output must be refused without overwrite");
 
-	static const uint8_t v2[] = { 2, 0 }, zero8[8] = { 0 }, junk[] = { 0x80 };
+	static const uint8_t v3[] = { 3, 0 }, zero8[8] = { 0 }, junk[] = { 0x80 };
 	expect_damage("magic", 0, (const uint8_t *)"NOTAWL!!", 8, -1, "not a workload");
-	expect_damage("version", MT_WH_L_VERSION, v2, 2, -1, "version 2 is newer");
+	expect_damage("version", MT_WH_L_VERSION, v3, 2, -1, "version 3 is newer");
 	expect_damage("cut", 0, NULL, 0, 5000, "does not fit the file");
 	expect_damage("ops", MT_WH_L_OPS, zero8, 8, -1, "header says 0 ops");
 	expect_damage("objects", MT_WH_L_OBJECTS, zero8, 8, -1, "object index out of range");
@@ -375,6 +418,10 @@ int main(int argc, char **argv)
 	static const uint8_t one[] = { 1 };
 	expect_damage("reserved", MT_WL_HEADER_SIZE - 1, one, 1, -1,
 		      "corrupt header: reserved bytes are not zero");
+	/* Version 1 reserves the stop fields; version 2 only their padding. */
+	expect_damage("v1-stop", MT_WH_L_SOURCE_STOP, one, 1, -1,
+		      "corrupt header: reserved bytes are not zero");
+	check_stop_fields();
 	expect_damage("threadflags", MT_WL_HEADER_SIZE + MT_WL_THREAD_ENTRY + MT_WT_FLAGS, one, 1, -1,
 		      "thread 1 (tid 101): flags 0x1, none is defined");
 	semantic_errors();

@@ -12,6 +12,12 @@
  *                             number from 3 to 127, writes "fd N" lines
  *                             through each, and allocates enough to need
  *                             new trace windows in between
+ *        rec_stress cut FIFO  allocates, waits for a byte from FIFO (the
+ *                             test truncates the trace meanwhile), then
+ *                             allocates into windows past the cut; prints
+ *                             "allocated N" at the end
+ *        rec_stress bus FILE  a SIGBUS of the program's own: stores into
+ *                             a mapping of FILE after truncating it
  * Every mode also allocates malloc(REC_CTOR_SIZE) in a constructor, before
  * main, which the trace must hold.
  */
@@ -25,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -105,6 +112,37 @@ static int fds(const char *file)
 	return rc;
 }
 
+static int cut(const char *fifo)
+{
+	busy_allocating(200000);
+	char byte;
+	int fd = open(fifo, O_RDONLY);
+	if (fd < 0 || read(fd, &byte, 1) != 1) {
+		perror(fifo);
+		return 1;
+	}
+	close(fd);
+	busy_allocating(1000000);
+	printf("allocated %d\n", 1200000);
+	return 0;
+}
+
+static int bus(const char *file)
+{
+	int fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || ftruncate(fd, 4096) != 0) {
+		perror(file);
+		return 1;
+	}
+	volatile char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED || ftruncate(fd, 0) != 0) {
+		perror(file);
+		return 1;
+	}
+	p[0] = 1; /* SIGBUS: the page is past the file's end */
+	return 0;
+}
+
 static volatile sig_atomic_t handled;
 
 static void on_alarm(int sig)
@@ -161,8 +199,12 @@ int main(int argc, char **argv)
 		rc = dlopens();
 	else if (argc == 3 && strcmp(argv[1], "fds") == 0)
 		rc = fds(argv[2]);
+	else if (argc == 3 && strcmp(argv[1], "cut") == 0)
+		rc = cut(argv[2]);
+	else if (argc == 3 && strcmp(argv[1], "bus") == 0)
+		rc = bus(argv[2]);
 	else
-		fprintf(stderr, "usage: rec_stress churn N | signal | dlopen | fds FILE\n");
+		fprintf(stderr, "usage: rec_stress churn N | signal | dlopen | fds FILE | cut FIFO | bus FILE\n");
 	free(ctor_block);
 	return rc;
 }

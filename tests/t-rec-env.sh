@@ -39,19 +39,6 @@ default_prefix() {
 default_prefix "" "mtrace: MTRACE_CTL_FILE is empty; using /tmp/mtrace.out"
 default_prefix "$(printf '%05000d' 0)" "mtrace: MTRACE_CTL_FILE is too long; using /tmp/mtrace.out"
 
-# A file that cannot grow (the file size limit stands in for a full disk):
-# recording stops with one line, the program finishes, and what was recorded
-# is a complete trace.  SIGXFSZ is ignored so the limit shows as EFBIG.
-(
-	trap '' XFSZ
-	ulimit -f 200
-	MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE=$t_dir/full LD_PRELOAD="$ctl" "$stress" churn 200
-) >out 2>err || fail "rec_stress failed when the trace could not grow: $(cat err)"
-expect_eq "stderr lines when the trace cannot grow" 1 "$(wc -l <err)"
-grep -Eq '^mtrace: cannot extend .*/full\.[0-9]+: File too large; recording stopped$' err ||
-	fail "unexpected message: $(cat err)"
-"$top_builddir/tests/rec_consistent" full.* >check 2>&1 || fail "$(cat check)"
-
 # mtrace-record: usage errors, --help, --version.
 export MTRACE_LIBDIR=$(dirname "$ctl")
 expect_fail_with "^mtrace-record: no program given; try 'mtrace-record --help'$" mtrace-record -o x

@@ -138,9 +138,11 @@ static void print_json_header(FILE *out, const struct mt_trace *t)
 	mt_json_string(out, dump_allocator_name(in));
 	fprintf(out, ",\"ptr_size\":%u,\"ts_source\":\"%s\",\"ts_freq\":%" PRIu64
 		     ",\"start_realtime_ns\":%" PRIu64 ",\"closed\":%s,\"dropped\":%" PRIu64
-		     ",\"windows\":%zu,\"warnings\":[",
+		     ",\"windows\":%zu",
 		in->ptr_size, dump_ts_source_name(in->ts_source), in->ts_freq, in->start_realtime_ns,
 		in->flags & MT_FHF_CLOSED ? "true" : "false", in->dropped, mt_trace_windows(t));
+	mt_json_stop(out, in->stop_reason, in->stop_records);
+	fputs(",\"warnings\":[", out);
 	const char *const *w = mt_trace_warnings(t);
 	for (size_t i = 0; w[i]; i++) {
 		if (i)

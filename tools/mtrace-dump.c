@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,6 +150,9 @@ static int dump_file(const char *path, const struct dump_opts *o)
 int main(int argc, char **argv)
 {
 	struct dump_opts o;
+	/* Past the file-size limit (ulimit -f) a write then fails with EFBIG,
+	 * which is reported with the file's name, instead of killing us. */
+	signal(SIGXFSZ, SIG_IGN);
 	if (parse_options(argc, argv, &o))
 		return 2;
 	int status = 0;

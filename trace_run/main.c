@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "compare.h"
 #include "options.h"
 #include "report.h"
+#include "workload.h"
 
 static const char *prog = "trace_run";
 #define REEXEC_MARK "TRACE_RUN_REEXEC"
@@ -113,6 +115,9 @@ int main(int argc, char **argv)
 	struct rt_result res;
 	struct mt_error e;
 
+	/* Past the file-size limit (ulimit -f) a write then fails with EFBIG,
+	 * which is reported with the file's name, instead of killing us. */
+	signal(SIGXFSZ, SIG_IGN);
 	if (rt_parse_options(argc, argv, &cli))
 		return 2;
 	const char *why;
@@ -127,6 +132,8 @@ int main(int argc, char **argv)
 		mt_error_print(prog, &e);
 		return 1;
 	}
+	if (mt_wl_incomplete(cli.path, res.source_stop, res.source_stop_records, &e))
+		mt_error_print(prog, &e);
 	res.allocator = cli.allocator ? cli.allocator : "default";
 	res.allocator_lib = rt_malloc_origin();
 	if (cli.json)

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,10 +41,16 @@ int rt_monitor_close(struct rt_replay *r, struct mt_error *e)
 	int rc = 0;
 	if (r->timeline) {
 		int failed = ferror(r->timeline);
+		struct stat st;
+		/* A partial timeline is no timeline; but /dev/full is no file of ours. */
+		int regular = fstat(fileno(r->timeline), &st) == 0 && S_ISREG(st.st_mode);
 		errno = 0;
-		if (fclose(r->timeline) == EOF || failed)
+		if (fclose(r->timeline) == EOF || failed) {
 			rc = mt_error_set(e, "--timeline", "writing %s: %s", r->o->timeline,
 					  errno ? strerror(errno) : "write error");
+			if (regular)
+				unlink(r->o->timeline);
+		}
 		r->timeline = NULL;
 	}
 	if (r->statm_fd >= 0)

@@ -211,6 +211,8 @@ static void collect(const struct rt_replay *r, struct rt_result *res)
 	}
 	res->ideal_peak = (uint64_t)atomic_load(&r->ideal_peak);
 	res->header_ideal_peak = r->info->ideal_peak;
+	res->source_stop = r->info->source_stop;
+	res->source_stop_records = r->info->source_stop_records;
 	res->threads = r->info->threads;
 	res->samples = r->samples;
 	res->timed = (r->info->flags & MT_WLF_TIMING) != 0;

@@ -41,6 +41,8 @@ struct rt_result {
 	uint64_t held_kb;           /* resident after the replay beyond that, exact */
 	uint64_t ideal_peak;        /* bytes, peak of live requested bytes */
 	uint64_t header_ideal_peak; /* what trace2wl computed, for comparison */
+	uint32_t source_stop;       /* the trace stopped early: enum mt_stop_reason */
+	uint64_t source_stop_records;
 	uint64_t failed_now;        /* calls that failed now but not when recorded */
 	uint64_t recorded_failed_ok;/* calls that failed when recorded but not now */
 	uint64_t samples;           /* sampler rows taken */

@@ -234,5 +234,6 @@ void rt_report_json(FILE *out, const struct rt_result *res)
 			fprintf(out, "%s\"%s\"", n++ ? "," : "", mt_call_name(c));
 	fprintf(out, "],");
 	json_calls(out, res);
+	mt_json_stop(out, res->source_stop, res->source_stop_records);
 	fprintf(out, "}\n");
 }
