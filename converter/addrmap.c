@@ -110,14 +110,9 @@ static int grow(struct addrmap *m)
 
 struct am_entry *am_add(struct addrmap *m, uint64_t addr)
 {
-	if (4 * (m->used + 1) > 3 * m->n && grow(m) < 0) /* load <= 3/4 */
+	if (grow(m) < 0)
 		return NULL;
-	size_t i = am_slot(m, addr);
-	while (m->slots[i].addr)
-		i = next_slot(m, i);
-	m->slots[i] = (struct am_entry){ .addr = addr };
-	m->used++;
-	return &m->slots[i];
+	return am_get(m, addr);
 }
 
 /* Whether home lies in the cyclic range (hole, at]: an entry at `at` that
@@ -162,22 +157,16 @@ void am_unset_big(struct addrmap *m, uint64_t addr)
 	*find_big(m, addr) = m->big[--m->nbig];
 }
 
-int am_set_live(struct addrmap *m, struct am_entry *e, uint64_t size)
+int am_add_big(struct addrmap *m, uint64_t addr, uint64_t size)
 {
-	if (size >= AM_SIZE_BIG) {
-		if (m->nbig == m->big_cap) {
-			size_t cap = m->big_cap ? 2 * m->big_cap : 16;
-			struct am_big *b = realloc(m->big, cap * sizeof *b);
-			if (!b)
-				return -1;
-			m->big = b;
-			m->big_cap = cap;
-		}
-		m->big[m->nbig++] = (struct am_big){ e->addr, size };
-		size = AM_SIZE_BIG;
+	if (m->nbig == m->big_cap) {
+		size_t cap = m->big_cap ? 2 * m->big_cap : 16;
+		struct am_big *b = realloc(m->big, cap * sizeof *b);
+		if (!b)
+			return -1;
+		m->big = b;
+		m->big_cap = cap;
 	}
-	e->size = size;
-	e->live = 1;
-	m->live++;
+	m->big[m->nbig++] = (struct am_big){ addr, size };
 	return 0;
 }

@@ -50,6 +50,7 @@ struct addrmap {
 	struct am_entry *slots;
 	size_t n;           /* slots: any number, grown by a quarter at a time */
 	size_t used, live;  /* entries in use, and of those the live ones */
+	size_t peak_live;   /* the most live at once */
 	struct am_freed *freed; /* recent frees, direct-mapped by address */
 	struct am_big *big;
 	size_t nbig, big_cap;
@@ -87,22 +88,46 @@ static inline struct am_entry *am_find(const struct addrmap *m, uint64_t addr)
 	}
 }
 
-/* am_get's insertion, out of line: addr is not in the map. */
+/* am_get's insertion when the table must grow first, out of line. */
 struct am_entry *am_add(struct addrmap *m, uint64_t addr);
 
 /* The entry for addr, added (neither live nor wanted) if missing; NULL when
- * out of memory.  May move entries: earlier pointers are invalid afterwards. */
+ * out of memory.  May move entries: earlier pointers are invalid afterwards.
+ * One probe either way: a miss inserts at the empty slot it ended on. */
 static inline struct am_entry *am_get(struct addrmap *m, uint64_t addr)
 {
-	struct am_entry *e = am_find(m, addr);
-	return e ? e : am_add(m, addr);
+	struct am_entry *e;
+	for (size_t i = am_slot(m, addr);;) {
+		e = &m->slots[i];
+		if (e->addr == addr)
+			return e;
+		if (!e->addr)
+			break;
+		if (++i == m->n)
+			i = 0;
+	}
+	if (4 * (m->used + 1) > 3 * m->n) /* load <= 3/4 */
+		return am_add(m, addr);
+	e->addr = addr;
+	m->used++;
+	return e;
 }
 
 /* Takes e out of the map.  Moves entries: earlier pointers are invalid. */
 void am_remove(struct addrmap *m, struct am_entry *e);
 
 /* e's block now holds size bytes.  -1 when out of memory. */
-int am_set_live(struct addrmap *m, struct am_entry *e, uint64_t size);
+int am_add_big(struct addrmap *m, uint64_t addr, uint64_t size);
+static inline int am_set_live(struct addrmap *m, struct am_entry *e, uint64_t size)
+{
+	if (size >= AM_SIZE_BIG && am_add_big(m, e->addr, size) < 0)
+		return -1;
+	e->size = size < AM_SIZE_BIG ? size : AM_SIZE_BIG;
+	e->live = 1;
+	if (++m->live > m->peak_live)
+		m->peak_live = m->live;
+	return 0;
+}
 
 /* The requested size of e's live block. */
 uint64_t am_big_size(const struct addrmap *m, uint64_t addr);

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "conv_internal.h"
 
@@ -96,6 +97,11 @@ static inline __attribute__((always_inline)) int advance(struct conv *c, uint32_
 	return x->ahead_count ? take_head(c, s) : end_of_thread(x);
 }
 
+int map_full(struct conv *c)
+{
+	return mt_error_set(c->e, c->out_name, "out of memory for %zu live blocks", c->map.live);
+}
+
 /* A free of addr, which is not live: a double free if addr was freed
  * lately, else a block allocated before recording began. */
 static void report_bad_free(struct conv *c, const struct src *x, uint64_t addr)
@@ -135,8 +141,7 @@ static void use(struct conv *c, uint32_t s, struct am_entry *e)
 static int take(struct conv *c, uint32_t s, struct am_entry *e, uint64_t obj, uint64_t bytes)
 {
 	if (am_set_live(&c->map, e, bytes) < 0)
-		return mt_error_set(c->e, c->out_name, "out of memory for %zu live blocks",
-				    c->map.live);
+		return map_full(c);
 	e->obj = obj;
 	e->owner = s;
 	e->pos = c->src[s].ops;
@@ -188,8 +193,14 @@ static int step(struct conv *c, uint32_t s, enum step *how)
 			old = NULL;
 		}
 	}
-	/* Looked up after the free's side, as ending a hold may move entries. */
-	if (out && (new = am_find(&c->map, r->ptr_out)) && new->live && new != old) {
+	/* Looked up after the free's side, as ending a hold may move entries;
+	 * added at once where no free follows that could move it. */
+	if (out) {
+		new = in ? am_find(&c->map, r->ptr_out) : am_get(&c->map, r->ptr_out);
+		if (!in && !new)
+			return map_full(c);
+	}
+	if (out && new && new->live && new != old) {
 		park_on_address(c, s, r->ptr_out);
 		*how = STEP_PARKED;
 		return 0;
@@ -216,8 +227,7 @@ static int step(struct conv *c, uint32_t s, enum step *how)
 		use(c, s, old);
 	}
 	if (out && !new && !(new = am_get(&c->map, r->ptr_out)))
-		return mt_error_set(c->e, c->out_name, "out of memory for %zu live blocks",
-				    c->map.live);
+		return map_full(c);
 	return out ? take(c, s, new, op.new_obj, mt_rec_requested(r)) : 0;
 }
 
@@ -230,9 +240,12 @@ static double now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Once a second, from the first second on: a line each where asked for
+ * with -p, or one line rewritten in place on a terminal. */
 struct progress {
 	uint64_t total, next_check;
 	double start, last;
+	int tty, shown;
 };
 
 static void progress_tick(struct progress *p, uint64_t done)
@@ -244,8 +257,17 @@ static void progress_tick(struct progress *p, uint64_t done)
 	p->last = t;
 	double rate = done / (t - p->start);
 	double eta = rate > 0 && p->total > done ? (p->total - done) / rate : 0;
-	fprintf(stderr, "trace2wl: %5.1f%% (%" PRIu64 " of %" PRIu64 " records), %.1f M/s, ETA %.0f s\n",
-		p->total ? 100.0 * done / p->total : 100.0, done, p->total, rate / 1e6, eta);
+	fprintf(stderr, "%strace2wl: %5.1f%% (%" PRIu64 " of %" PRIu64 " records), %.1f M/s, %.0f s left%s",
+		p->tty ? "\r" : "", p->total ? 100.0 * done / p->total : 100.0, done, p->total,
+		rate / 1e6, eta, p->tty ? "\033[K" : "\n");
+	p->shown = 1;
+}
+
+/* The terminal's line goes back to the shell clean. */
+static void progress_end(const struct progress *p)
+{
+	if (p->tty && p->shown)
+		fputs("\r\033[K", stderr);
 }
 
 /* ---- the loop ---- */
@@ -274,11 +296,8 @@ static void rejoin(struct conv *c)
 	}
 }
 
-static int run(struct conv *c, int show_progress)
+static int loop(struct conv *c, int show_progress, struct progress *p)
 {
-	struct progress p = { .start = now(), .last = now(), .next_check = 1u << 20 };
-	for (size_t s = 0; s < c->nsrc; s++)
-		p.total += mt_trace_thread_records(c->t, s);
 
 	for (;; rejoin(c)) {
 		if (!c->nheap) {
@@ -312,13 +331,24 @@ static int run(struct conv *c, int show_progress)
 				heap_pop(c);
 				goto next;
 			}
-			if (show_progress && c->res.records >= p.next_check)
-				progress_tick(&p, c->res.records);
+			if (show_progress && c->res.records >= p->next_check)
+				progress_tick(p, c->res.records);
 		} while (x->key < limit && !c->nwoken);
 		if (x->key >= limit)
 			heap_fix_top(c);
 	next:;
 	}
+}
+
+static int run(struct conv *c, int asked)
+{
+	struct progress p = { .start = now(), .last = now(), .next_check = 1u << 20,
+			      .tty = isatty(2) };
+	for (size_t s = 0; s < c->nsrc; s++)
+		p.total += mt_trace_thread_records(c->t, s);
+	int rc = loop(c, asked || p.tty, &p);
+	progress_end(&p);
+	return rc;
 }
 
 static int setup(struct conv *c, const struct conv_opts *o)
@@ -383,6 +413,7 @@ static int finish(struct conv *c)
 	struct stat st;
 	c->res.bytes = stat(c->out_name, &st) == 0 ? (uint64_t)st.st_size : 0;
 	c->res.never_freed = c->map.live;
+	c->res.peak_live = c->map.peak_live;
 	c->res.dropped = in->dropped;
 	return 0;
 }

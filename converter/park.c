@@ -164,8 +164,7 @@ int hold_for_address(struct conv *c, uint32_t s, uint64_t addr)
 {
 	struct am_entry *e = am_get(&c->map, addr);
 	if (!e)
-		return mt_error_set(c->e, c->out_name, "out of memory for %zu live blocks",
-				    c->map.live);
+		return map_full(c);
 	e->wanted = 1;
 	struct src *x = &c->src[s];
 	x->state = SRC_HELD;
