@@ -3,10 +3,11 @@
  *
  * Linear probing over 24-byte slots, with deletion by shifting the entries
  * behind back (no tombstones), so a freed block costs nothing once gone.
- * The table grows when 3/4 full, by a quarter, in place: mremap extends the
- * mapping without copying, and the entries are rehashed where they are, so
- * at no moment are two tables resident.  Its size is then at most
- * 1.25 * 24 / 0.75 = 40 bytes per block live at the peak.
+ * The table grows when 3/4 full, by a quarter once past 16 MiB, in place:
+ * mremap extends the mapping without copying, and the entries are rehashed
+ * where they are, so at no moment are two tables resident.  Its size is
+ * then at most 16 MiB or 1.25 * 24 / 0.75 = 40 bytes per block live at the
+ * peak.
  */
 #include "config.h"
 
@@ -17,6 +18,7 @@
 #include "addrmap.h"
 
 #define MIN_SLOTS 4096
+#define DOUBLING_BYTES (16u << 20)
 
 static size_t bytes_of(size_t n)
 {
@@ -85,11 +87,14 @@ static void place(struct addrmap *m, struct am_entry e)
 	}
 }
 
-/* Grows by a quarter: the old slots keep their entries and the new ones
- * are zero, then each entry is moved to its place for the new size. */
+/* Grows by a quarter - or doubles while that stays within DOUBLING_BYTES,
+ * which the fixed part of the converter's memory bound covers, so the
+ * growths that a quarter at a time would add while the table is small are
+ * spared.  The old slots keep their entries and the new ones are zero,
+ * then each entry is moved to its place for the new size. */
 static int grow(struct addrmap *m)
 {
-	size_t n = m->n, bigger = n + n / 4;
+	size_t n = m->n, bigger = bytes_of(2 * n) <= DOUBLING_BYTES ? 2 * n : n + n / 4;
 	void *p = mremap(m->slots, bytes_of(n), bytes_of(bigger), MREMAP_MAYMOVE);
 	if (p == MAP_FAILED)
 		return -1;
