@@ -6,7 +6,8 @@
  * and for any address whether a thread waits for it to be allocated.  A
  * freed block leaves the map at once, so the map holds the live set and
  * nothing else: at most 40 bytes per block live at the trace's peak (24-byte
- * entries, at most 3/4 full, grown by a quarter at a time in place).  Who
+ * entries, at most 3/4 full, grown by a quarter at a time in place) once
+ * past 16 MiB.  Who
  * freed a block is remembered apart, for the last frees only (addrmap.c),
  * so that a second free of a recently freed block is reported as a double
  * free with both record numbers.
@@ -49,6 +50,7 @@ struct am_big {
 struct addrmap {
 	struct am_entry *slots;
 	size_t n;           /* slots: any number, grown by a quarter at a time */
+	size_t limit;       /* entries that make the table grow (see addrmap.c) */
 	size_t used, live;  /* entries in use, and of those the live ones */
 	size_t peak_live;   /* the most live at once */
 	struct am_freed *freed; /* recent frees, direct-mapped by address */
@@ -106,7 +108,7 @@ static inline struct am_entry *am_get(struct addrmap *m, uint64_t addr)
 		if (++i == m->n)
 			i = 0;
 	}
-	if (4 * (m->used + 1) > 3 * m->n) /* load <= 3/4 */
+	if (m->used >= m->limit)
 		return am_add(m, addr);
 	e->addr = addr;
 	m->used++;
