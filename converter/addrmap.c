@@ -169,7 +169,8 @@ uint64_t am_big_size(const struct addrmap *m, uint64_t addr)
 
 void am_unset_big(struct addrmap *m, uint64_t addr)
 {
-	*find_big(m, addr) = m->big[--m->nbig];
+	struct am_big *b = find_big(m, addr);
+	*b = m->big[--m->nbig];
 }
 
 int am_add_big(struct addrmap *m, uint64_t addr, uint64_t size)
