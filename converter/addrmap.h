@@ -2,11 +2,15 @@
  * addrmap.h - what trace2wl knows about each address the trace handed out.
  *
  * A trace names blocks by address; a workload by object index.  This map
- * turns one into the other: for a live block its object, size and owner; for
- * a freed one who freed it, so a second free can be reported as a double
- * free; and for any address, whether a thread waits for it to be allocated.
- * Memory follows the number of live blocks, not the trace's length: freed
- * entries are dropped at a rebuild unless they fit a quarter of it.
+ * turns one into the other: for a live block its object, size and owner,
+ * and for any address whether a thread waits for it to be allocated.  A
+ * freed block leaves the map at once, so the map holds the live set and
+ * nothing else: at most 40 bytes per block live at the trace's peak (24-byte
+ * entries, at most 3/4 full, grown by a quarter at a time in place) once
+ * past 16 MiB.  Who
+ * freed a block is remembered apart, for the last frees only (addrmap.c),
+ * so that a second free of a recently freed block is reported as a double
+ * free with both record numbers.
  */
 #ifndef TRACE2WL_ADDRMAP_H
 #define TRACE2WL_ADDRMAP_H
@@ -14,37 +18,56 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { AM_EMPTY = 0, AM_LIVE = 1, AM_FREED = 2 };
-
 #define AM_MAX_THREADS (1u << 22)
+#define AM_MAX_OBJECTS ((1ull << 40) - 1)
+#define AM_SIZE_BIG ((1u << 24) - 1) /* size field: the size is in the big list */
 
-/* 32 bytes, so a probe touches one cache line: the map is the converter's
- * main source of cache misses. */
+/* 24 bytes: a probe mostly touches one cache line, and the map is the
+ * converter's main source of cache misses and its memory. */
 struct am_entry {
 	uint64_t addr;       /* 0: empty slot (NULL is never stored) */
-	uint64_t obj;        /* live: object index; freed: tid that freed it */
-	uint64_t size;       /* live: requested bytes; freed: record number of the free */
-	uint64_t pos : 39;   /* live: owner's stream length just after its last use */
+	uint64_t obj : 40;   /* live: object index */
 	uint64_t owner : 22; /* live: source thread that allocated or last used it */
-	uint64_t state : 2;  /* AM_*; AM_EMPTY with an address: only wanted */
+	uint64_t live : 1;
 	uint64_t wanted : 1; /* a thread is held until this address is allocated */
+	uint64_t pos : 39;   /* live: owner's stream length just after its last use */
+	uint64_t size : 24;  /* live: requested bytes, or AM_SIZE_BIG */
+	uint64_t moved : 1;  /* only while growing: already at its new place */
+};
+
+/* A block that was freed: who freed it, at which record. */
+struct am_freed {
+	uint64_t addr;
+	uint64_t recno;
+	uint32_t tid;
+};
+
+/* A live block of AM_SIZE_BIG bytes or more (rare: a handful at a time). */
+struct am_big {
+	uint64_t addr, size;
 };
 
 struct addrmap {
 	struct am_entry *slots;
-	size_t mask;        /* slots - 1, a power of two minus one */
+	size_t n;           /* slots: any number, grown by a quarter at a time */
+	size_t limit;       /* entries that make the table grow (see addrmap.c) */
 	size_t used, live;  /* entries in use, and of those the live ones */
-	struct am_entry *scratch; /* for rebuilding in place */
-	size_t scratch_cap;
+	size_t peak_live;   /* the most live at once */
+	struct am_freed *freed; /* recent frees, direct-mapped by address */
+	struct am_big *big;
+	size_t nbig, big_cap;
 };
 
 int am_init(struct addrmap *m);
 void am_free(struct addrmap *m);
 
+/* Fibonacci hashing of the address without its alignment bits, scaled to
+ * the table's size by a multiply (no power of two needed, so the table can
+ * grow by a quarter). */
 static inline size_t am_slot(const struct addrmap *m, uint64_t addr)
 {
-	/* Fibonacci hashing of the address without its alignment bits. */
-	return (size_t)(((addr >> 4) * 0x9e3779b97f4a7c15ull) >> 20) & m->mask;
+	uint64_t h = (addr >> 4) * 0x9e3779b97f4a7c15ull;
+	return (size_t)(((unsigned __int128)h * m->n) >> 64);
 }
 
 /* Starts loading addr's first slot into the cache. */
@@ -56,39 +79,96 @@ static inline void am_prefetch(const struct addrmap *m, uint64_t addr)
 /* The entry for addr, or NULL. */
 static inline struct am_entry *am_find(const struct addrmap *m, uint64_t addr)
 {
-	for (size_t i = am_slot(m, addr);; i = (i + 1) & m->mask) {
+	for (size_t i = am_slot(m, addr);;) {
 		struct am_entry *e = &m->slots[i];
 		if (e->addr == addr)
 			return e;
 		if (!e->addr)
 			return NULL;
+		if (++i == m->n)
+			i = 0;
 	}
 }
 
-/* am_get's insertion, out of line: addr is not in the map. */
+/* am_get's insertion when the table must grow first, out of line. */
 struct am_entry *am_add(struct addrmap *m, uint64_t addr);
 
-/* The entry for addr, added (state AM_EMPTY) if missing; NULL when out of
- * memory.  May move entries: earlier pointers are invalid afterwards.
- * Inline, as every allocation asks: most addresses are reused, so the find
- * usually answers and the call to insert is skipped. */
+/* The entry for addr, added (neither live nor wanted) if missing; NULL when
+ * out of memory.  May move entries: earlier pointers are invalid afterwards.
+ * One probe either way: a miss inserts at the empty slot it ended on. */
 static inline struct am_entry *am_get(struct addrmap *m, uint64_t addr)
 {
-	struct am_entry *e = am_find(m, addr);
-	return e ? e : am_add(m, addr);
+	struct am_entry *e;
+	for (size_t i = am_slot(m, addr);;) {
+		e = &m->slots[i];
+		if (e->addr == addr)
+			return e;
+		if (!e->addr)
+			break;
+		if (++i == m->n)
+			i = 0;
+	}
+	if (m->used >= m->limit)
+		return am_add(m, addr);
+	e->addr = addr;
+	m->used++;
+	return e;
 }
 
-/* State changes keep the live count right; inline, as every call makes one. */
-static inline void am_set_live(struct addrmap *m, struct am_entry *e)
+/* Takes e out of the map.  Moves entries: earlier pointers are invalid. */
+void am_remove(struct addrmap *m, struct am_entry *e);
+
+/* e's block now holds size bytes.  -1 when out of memory. */
+int am_add_big(struct addrmap *m, uint64_t addr, uint64_t size);
+static inline int am_set_live(struct addrmap *m, struct am_entry *e, uint64_t size)
 {
-	m->live += e->state != AM_LIVE;
-	e->state = AM_LIVE;
+	if (size >= AM_SIZE_BIG && am_add_big(m, e->addr, size) < 0)
+		return -1;
+	e->size = size < AM_SIZE_BIG ? size : AM_SIZE_BIG;
+	e->live = 1;
+	if (++m->live > m->peak_live)
+		m->peak_live = m->live;
+	return 0;
 }
 
-static inline void am_set_freed(struct addrmap *m, struct am_entry *e)
+/* The requested size of e's live block. */
+uint64_t am_big_size(const struct addrmap *m, uint64_t addr);
+static inline uint64_t am_size(const struct addrmap *m, const struct am_entry *e)
 {
-	m->live -= e->state == AM_LIVE;
-	e->state = AM_FREED;
+	return e->size == AM_SIZE_BIG ? am_big_size(m, e->addr) : e->size;
+}
+
+/* e's block stops being live (its entry stays, as its address may be
+ * taken again at once: a realloc in place). */
+void am_unset_big(struct addrmap *m, uint64_t addr);
+static inline void am_unset_live(struct addrmap *m, struct am_entry *e)
+{
+	if (e->size == AM_SIZE_BIG)
+		am_unset_big(m, e->addr);
+	e->live = 0;
+	m->live--;
+}
+
+/* The frees remembered: 2^AM_FREED_BITS of them, 384 KiB, so that the
+ * store each free makes stays in the second-level cache. */
+#define AM_FREED_BITS 14
+static inline size_t am_freed_slot(uint64_t addr)
+{
+	return (size_t)(((addr >> 4) * 0x9e3779b97f4a7c15ull) >> (64 - AM_FREED_BITS));
+}
+
+/* Records that tid freed addr at record recno. */
+static inline void am_note_free(struct addrmap *m, uint64_t addr, uint32_t tid, uint64_t recno)
+{
+	struct am_freed *f = &m->freed[am_freed_slot(addr)];
+	*f = (struct am_freed){ .addr = addr, .recno = recno, .tid = tid };
+}
+
+/* Who freed addr, if it is among the frees remembered; else NULL. */
+static inline const struct am_freed *am_freed_by(const struct addrmap *m, uint64_t addr)
+{
+	const struct am_freed *f = &m->freed[am_freed_slot(addr)];
+	return f->addr == addr ? f : NULL;
 }
 
 #endif

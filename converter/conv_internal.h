@@ -125,6 +125,11 @@ static inline int emit_call(struct conv *c, uint32_t s, struct mt_op *op, uint64
 	return 0;
 }
 
+/* convert.c: e's block is freed by x's head record (it leaves the map). */
+void release_block(struct conv *c, const struct src *x, struct am_entry *e);
+/* -1, with the error for a map that cannot grow. */
+int map_full(struct conv *c);
+
 /* heap.c */
 #define NOT_IN_HEAP SIZE_MAX
 void heap_push(struct conv *c, uint32_t s);

@@ -11,12 +11,14 @@
  */
 #include "config.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "conv_internal.h"
 
@@ -95,26 +97,35 @@ static inline __attribute__((always_inline)) int advance(struct conv *c, uint32_
 	return x->ahead_count ? take_head(c, s) : end_of_thread(x);
 }
 
-static void report_bad_free(struct conv *c, const struct src *x, const struct am_entry *e)
+int map_full(struct conv *c)
 {
-	if (e->state != AM_FREED) {
+	return mt_error_set(c->e, c->out_name, "out of memory for %zu live blocks", c->map.live);
+}
+
+/* A free of addr, which is not live: a double free if addr was freed
+ * lately, else a block allocated before recording began. */
+static void report_bad_free(struct conv *c, const struct src *x, uint64_t addr)
+{
+	const struct am_freed *f = am_freed_by(&c->map, addr);
+	if (!f) {
 		c->res.unknown_frees++;
 		return;
 	}
 	c->res.double_frees++;
 	conv_warn(c, "double free of 0x%" PRIx64 " at record %" PRIu32 ":%" PRIu64
-		  " (freed at %" PRIu64 ":%" PRIu64 ")", e->addr, x->tid, x->recno, e->obj, e->size);
+		  " (freed at %" PRIu32 ":%" PRIu64 ")", addr, x->tid, x->recno, f->tid, f->recno);
 }
 
-static int release(struct conv *c, struct src *x, struct am_entry *e, int wake)
+void release_block(struct conv *c, const struct src *x, struct am_entry *e)
 {
-	c->live_bytes -= e->size;
-	e->obj = x->tid;
-	e->size = x->recno;
-	am_set_freed(&c->map, e);
-	if (wake && c->nparked)
-		unpark_address(c, e->addr);
-	return 0;
+	uint64_t addr = e->addr;
+	assert(e->live && !e->wanted);
+	c->live_bytes -= am_size(&c->map, e);
+	am_unset_live(&c->map, e);
+	am_note_free(&c->map, addr, x->tid, x->recno);
+	am_remove(&c->map, e);
+	if (c->nparked)
+		unpark_address(c, addr);
 }
 
 /* A call that passed the block in and left it live (a failed realloc) is a
@@ -127,13 +138,13 @@ static void use(struct conv *c, uint32_t s, struct am_entry *e)
 }
 
 /* e, the entry of the address s's call returned, now holds object obj. */
-static void take(struct conv *c, uint32_t s, struct am_entry *e, uint64_t obj, uint64_t bytes)
+static int take(struct conv *c, uint32_t s, struct am_entry *e, uint64_t obj, uint64_t bytes)
 {
+	if (am_set_live(&c->map, e, bytes) < 0)
+		return map_full(c);
 	e->obj = obj;
-	e->size = bytes;
 	e->owner = s;
 	e->pos = c->src[s].ops;
-	am_set_live(&c->map, e);
 	if (e->wanted) {
 		e->wanted = 0;
 		unhold_address(c, e->addr);
@@ -141,6 +152,7 @@ static void take(struct conv *c, uint32_t s, struct am_entry *e, uint64_t obj, u
 	c->live_bytes += bytes;
 	if (c->live_bytes > c->res.ideal_peak)
 		c->res.ideal_peak = c->live_bytes;
+	return 0;
 }
 
 /* Converts s's head record, or says why it must wait. */
@@ -157,10 +169,6 @@ static int step(struct conv *c, uint32_t s, enum step *how)
 		c->res.events++;
 		return 0;
 	}
-	/* The new address's entry first: adding it may move entries. */
-	if (out && !(new = am_get(&c->map, r->ptr_out)))
-		return mt_error_set(c->e, c->out_name, "out of memory for %zu live blocks",
-				    c->map.live);
 	struct mt_op op = {
 		.code = r->call,
 		.flags = (r->flags & MT_RF_NULL_OUT ? MT_OPF_NULL_OUT : 0) |
@@ -171,13 +179,13 @@ static int step(struct conv *c, uint32_t s, enum step *how)
 	};
 	if (in) {
 		old = am_find(&c->map, r->ptr_in);
-		if (!old || old->state != AM_LIVE) {
+		if (!old || !old->live) {
 			if (x->state != SRC_HELD) {
 				*how = STEP_HELD;
 				return hold_for_address(c, s, r->ptr_in);
 			}
 			end_hold(c, s); /* every running thread is past the deadline */
-			report_bad_free(c, x, old);
+			report_bad_free(c, x, r->ptr_in);
 			if (!out)
 				return 0;
 			op.flags |= MT_OPF_NULL_IN; /* realloc of an unknown block: a fresh one */
@@ -185,7 +193,14 @@ static int step(struct conv *c, uint32_t s, enum step *how)
 			old = NULL;
 		}
 	}
-	if (out && new->state == AM_LIVE && new != old) {
+	/* Looked up after the free's side, as ending a hold may move entries;
+	 * added at once where no free follows that could move it. */
+	if (out) {
+		new = in ? am_find(&c->map, r->ptr_out) : am_get(&c->map, r->ptr_out);
+		if (!in && !new)
+			return map_full(c);
+	}
+	if (out && new && new->live && new != old) {
 		park_on_address(c, s, r->ptr_out);
 		*how = STEP_PARKED;
 		return 0;
@@ -195,17 +210,25 @@ static int step(struct conv *c, uint32_t s, enum step *how)
 		if (old->owner != s && emit_handoff(c, s, old) < 0)
 			return -1;
 	}
-	if (out)
-		op.new_obj = ++c->res.objects;
+	if (out && (op.new_obj = ++c->res.objects) > AM_MAX_OBJECTS)
+		return mt_error_set(c->e, c->in_name, "more than %llu blocks allocated",
+				    (unsigned long long)AM_MAX_OBJECTS);
 	if (emit_call(c, s, &op, r->ts) < 0)
 		return -1;
-	if (in && mt_op_releases_old(&op))
-		release(c, x, old, new != old);
-	else if (in)
+	if (in && mt_op_releases_old(&op)) {
+		if (new == old) { /* a realloc in place: the entry stays, for take */
+			c->live_bytes -= am_size(&c->map, old);
+			am_unset_live(&c->map, old);
+		} else {
+			release_block(c, x, old);
+			new = NULL; /* the removal may have moved it */
+		}
+	} else if (in) {
 		use(c, s, old);
-	if (out)
-		take(c, s, new, op.new_obj, mt_rec_requested(r));
-	return 0;
+	}
+	if (out && !new && !(new = am_get(&c->map, r->ptr_out)))
+		return map_full(c);
+	return out ? take(c, s, new, op.new_obj, mt_rec_requested(r)) : 0;
 }
 
 /* ---- progress ---- */
@@ -217,9 +240,12 @@ static double now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Once a second, from the first second on: a line each where asked for
+ * with -p, or one line rewritten in place on a terminal. */
 struct progress {
 	uint64_t total, next_check;
 	double start, last;
+	int tty, shown;
 };
 
 static void progress_tick(struct progress *p, uint64_t done)
@@ -231,8 +257,17 @@ static void progress_tick(struct progress *p, uint64_t done)
 	p->last = t;
 	double rate = done / (t - p->start);
 	double eta = rate > 0 && p->total > done ? (p->total - done) / rate : 0;
-	fprintf(stderr, "trace2wl: %5.1f%% (%" PRIu64 " of %" PRIu64 " records), %.1f M/s, ETA %.0f s\n",
-		p->total ? 100.0 * done / p->total : 100.0, done, p->total, rate / 1e6, eta);
+	fprintf(stderr, "%strace2wl: %5.1f%% (%" PRIu64 " of %" PRIu64 " records), %.1f M/s, %.0f s left%s",
+		p->tty ? "\r" : "", p->total ? 100.0 * done / p->total : 100.0, done, p->total,
+		rate / 1e6, eta, p->tty ? "\033[K" : "\n");
+	p->shown = 1;
+}
+
+/* The terminal's line goes back to the shell clean. */
+static void progress_end(const struct progress *p)
+{
+	if (p->tty && p->shown)
+		fputs("\r\033[K", stderr);
 }
 
 /* ---- the loop ---- */
@@ -261,11 +296,8 @@ static void rejoin(struct conv *c)
 	}
 }
 
-static int run(struct conv *c, int show_progress)
+static int loop(struct conv *c, int show_progress, struct progress *p)
 {
-	struct progress p = { .start = now(), .last = now(), .next_check = 1u << 20 };
-	for (size_t s = 0; s < c->nsrc; s++)
-		p.total += mt_trace_thread_records(c->t, s);
 
 	for (;; rejoin(c)) {
 		if (!c->nheap) {
@@ -299,13 +331,24 @@ static int run(struct conv *c, int show_progress)
 				heap_pop(c);
 				goto next;
 			}
-			if (show_progress && c->res.records >= p.next_check)
-				progress_tick(&p, c->res.records);
+			if (show_progress && c->res.records >= p->next_check)
+				progress_tick(p, c->res.records);
 		} while (x->key < limit && !c->nwoken);
 		if (x->key >= limit)
 			heap_fix_top(c);
 	next:;
 	}
+}
+
+static int run(struct conv *c, int asked)
+{
+	struct progress p = { .start = now(), .last = now(), .next_check = 1u << 20,
+			      .tty = isatty(2) };
+	for (size_t s = 0; s < c->nsrc; s++)
+		p.total += mt_trace_thread_records(c->t, s);
+	int rc = loop(c, asked || p.tty, &p);
+	progress_end(&p);
+	return rc;
 }
 
 static int setup(struct conv *c, const struct conv_opts *o)
@@ -372,6 +415,7 @@ static int finish(struct conv *c)
 	struct stat st;
 	c->res.bytes = stat(c->out_name, &st) == 0 ? (uint64_t)st.st_size : 0;
 	c->res.never_freed = c->map.live;
+	c->res.peak_live = c->map.peak_live;
 	c->res.dropped = in->dropped;
 	c->res.stop_reason = in->stop_reason;
 	c->res.stop_records = in->stop_records;

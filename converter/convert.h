@@ -15,7 +15,7 @@ struct conv_opts {
 	const char *output;
 	int overwrite;
 	int timing;     /* keep per-op ns deltas */
-	int progress;   /* progress with ETA on stderr */
+	int progress;   /* progress with ETA on stderr (also when it is a terminal) */
 };
 
 #define CONV_NOTES 10 /* problems described for the user; all are counted */
@@ -32,6 +32,7 @@ struct conv_result {
 	uint64_t objects, syncs, never_freed;
 	uint64_t unknown_frees, double_frees, cycles_broken;
 	uint64_t ideal_peak;
+	uint64_t peak_live;    /* blocks live at once, at most */
 	uint64_t bytes;        /* size of the workload file */
 	/* Damage met on the way (double frees, contradictions), to print once
 	 * the conversion succeeded: a failure is one line, its error. */

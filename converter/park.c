@@ -35,6 +35,7 @@
  */
 #include "config.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdarg.h>
 
@@ -163,8 +164,7 @@ int hold_for_address(struct conv *c, uint32_t s, uint64_t addr)
 {
 	struct am_entry *e = am_get(&c->map, addr);
 	if (!e)
-		return mt_error_set(c->e, c->out_name, "out of memory for %zu live blocks",
-				    c->map.live);
+		return map_full(c);
 	e->wanted = 1;
 	struct src *x = &c->src[s];
 	x->state = SRC_HELD;
@@ -194,7 +194,10 @@ void end_hold(struct conv *c, uint32_t s)
 	for (size_t i = 0; i < c->nholding; i++)
 		if (c->src[c->holding[i]].park_addr == x->park_addr)
 			return;
-	am_find(&c->map, x->park_addr)->wanted = 0;
+	struct am_entry *e = am_find(&c->map, x->park_addr);
+	assert(e && e->wanted && !e->live);
+	e->wanted = 0;
+	am_remove(&c->map, e);
 }
 
 void break_cycle(struct conv *c)
@@ -214,9 +217,5 @@ void break_cycle(struct conv *c)
 		  " while still allocated (never freed in the trace); taking it as freed",
 		  oldest->addr, x->tid, x->recno);
 	c->res.cycles_broken++;
-	c->live_bytes -= oldest->size;
-	oldest->obj = x->tid;
-	oldest->size = x->recno;
-	am_set_freed(&c->map, oldest);
-	unpark_address(c, oldest->addr);
+	release_block(c, x, oldest);
 }

@@ -24,3 +24,11 @@ tests_conv_threads_SOURCES = tests/conv_threads.c
 tests_conv_handoff_SOURCES = tests/conv_handoff.c
 TESTS += tests/t-conv-real.sh
 EXTRA_DIST += tests/t-conv-real.sh
+
+# Memory bounded by the live set on a trace that never reuses an address.
+check_PROGRAMS += tests/conv_fresh tests/maxrss
+tests_conv_fresh_SOURCES = tests/conv_fresh.c
+tests_conv_fresh_LDADD = lib/libmtformat.la
+tests_maxrss_SOURCES = tests/maxrss.c
+TESTS += tests/t-conv-memory.sh
+EXTRA_DIST += tests/t-conv-memory.sh
