@@ -46,7 +46,7 @@ static struct call *decode(const char *path, size_t *ncalls, uint64_t *nobjects)
 	const struct mt_wl_thread *t = mt_wl_get_thread(w, 0);
 	const uint8_t *p = mt_wl_stream(w, 0), *end = p + t->length;
 	struct call *calls = calloc(t->ops, sizeof *calls);
-	struct mt_op_state st = { 0 };
+	struct mt_op_state st = mt_wl_first_state(info);
 	struct mt_op op;
 	size_t n = 0;
 	while (calls && p < end && !mt_op_decode(&p, end, &st, &op, info->flags & MT_WLF_TIMING)) {

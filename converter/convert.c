@@ -76,6 +76,9 @@ static int end_of_thread(struct src *x)
 	x->head = NULL;
 	free(x->ahead);
 	x->ahead = NULL;
+	free(x->free_objs);
+	x->free_objs = NULL;
+	x->nfree_objs = x->free_objs_cap = 0;
 	return 0;
 }
 
@@ -106,8 +109,41 @@ static void report_bad_free(struct conv *c, const struct src *x, const struct am
 		  " (freed at %" PRIu64 ":%" PRIu64 ")", e->addr, x->tid, x->recno, e->obj, e->size);
 }
 
+/*
+ * Object indices are given out again once their block is freed, so the
+ * highest index (the header's objects, and the size of trace_run's object
+ * table) follows the most blocks live at once, not all blocks ever made.
+ * An index goes back to the thread that freed it, and only that thread
+ * takes it again: its later allocation then comes after the free in its
+ * own stream, in every replay order, without a sync op.  Last freed, first
+ * taken: the replay's slot for it is still in cache.  A thread with none
+ * to give gets a new index.
+ */
+static uint64_t obj_take(struct conv *c, struct src *x)
+{
+	return x->nfree_objs ? x->free_objs[--x->nfree_objs] : ++c->res.objects;
+}
+
+/* Keeps obj for x's next allocation; -1 when out of memory. */
+static int obj_give(struct conv *c, struct src *x, uint64_t obj)
+{
+	if (x->nfree_objs == x->free_objs_cap) {
+		size_t cap = x->free_objs_cap ? 2 * x->free_objs_cap : 64;
+		uint64_t *v = realloc(x->free_objs, cap * sizeof *v);
+		if (!v)
+			return mt_error_set(c->e, c->out_name, "out of memory for %zu free object "
+					    "indices", cap);
+		x->free_objs = v;
+		x->free_objs_cap = cap;
+	}
+	x->free_objs[x->nfree_objs++] = obj;
+	return 0;
+}
+
 static int release(struct conv *c, struct src *x, struct am_entry *e, int wake)
 {
+	if (obj_give(c, x, e->obj) < 0)
+		return -1;
 	c->live_bytes -= e->size;
 	e->obj = x->tid;
 	e->size = x->recno;
@@ -196,13 +232,15 @@ static int step(struct conv *c, uint32_t s, enum step *how)
 			return -1;
 	}
 	if (out)
-		op.new_obj = ++c->res.objects;
+		op.new_obj = obj_take(c, x);
 	if (emit_call(c, s, &op, r->ts) < 0)
 		return -1;
-	if (in && mt_op_releases_old(&op))
-		release(c, x, old, new != old);
-	else if (in)
+	if (in && mt_op_releases_old(&op)) {
+		if (release(c, x, old, new != old) < 0)
+			return -1;
+	} else if (in) {
 		use(c, s, old);
+	}
 	if (out)
 		take(c, s, new, op.new_obj, mt_rec_requested(r));
 	return 0;
@@ -378,8 +416,10 @@ static void cleanup(struct conv *c)
 {
 	mt_wl_writer_abort(c->w);
 	mt_vc_pool_free(&c->clocks);
-	for (size_t s = 0; c->src && s < c->nsrc; s++)
+	for (size_t s = 0; c->src && s < c->nsrc; s++) {
 		free(c->src[s].ahead);
+		free(c->src[s].free_objs);
+	}
 	free(c->src);
 	free(c->heap);
 	free(c->parked);

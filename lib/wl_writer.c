@@ -186,7 +186,7 @@ int mt_wl_writer_thread(struct mt_wl_writer *w, uint32_t tid, struct mt_error *e
 		w->s = n;
 		w->scap = ncap;
 	}
-	w->s[w->ns] = (struct mt_wl_stream){ .tid = tid };
+	w->s[w->ns] = (struct mt_wl_stream){ .tid = tid, .st = { .new_signed = 1 } };
 	return (int)w->ns++;
 }
 
@@ -242,9 +242,6 @@ int mt_wl_writer_op_slow(struct mt_wl_writer *w, int thread, const struct mt_op 
 			 struct mt_error *e)
 {
 	struct mt_wl_stream *s = &w->s[thread];
-	if (op->new_obj && op->new_obj <= s->st.last_new)
-		return mt_error_set(e, w->path, "object %llu does not grow the stream of thread %u",
-				    (unsigned long long)op->new_obj, s->tid);
 	if (s->size - s->used < MT_WL_OP_MAX && make_room(w, s, e) < 0)
 		return -1;
 	mt_wl_writer_put(w, s, op);

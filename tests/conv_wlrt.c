@@ -111,10 +111,11 @@ static void verify_roundtrip(void)
 	/* Replays generation per thread: thread t's objects are not contiguous,
 	 * so walk the generator in the same global order and compare. */
 	const uint8_t *p[3], *end[3];
-	struct mt_op_state st[3] = { { 0 } };
+	struct mt_op_state st[3];
 	struct mt_op op, ops[16];
 	for (uint32_t t = 0; t < 3; t++) {
 		p[t] = mt_wl_stream(w, t);
+		st[t] = mt_wl_first_state(in);
 		end[t] = p[t] + mt_wl_get_thread(w, t)->length;
 		check(mt_wl_get_thread(w, t)->tid == 100 + t, "tid");
 	}
@@ -363,9 +364,9 @@ int main(int argc, char **argv)
 	check(mt_wl_writer_open(path, 0, 0, 8, &e) == NULL && strstr(e.msg, "already exists"),
 	      "existing output must be refused without overwrite");
 
-	static const uint8_t v2[] = { 2, 0 }, zero8[8] = { 0 }, junk[] = { 0x80 };
+	static const uint8_t v3[] = { 3, 0 }, zero8[8] = { 0 }, junk[] = { 0x80 };
 	expect_damage("magic", 0, (const uint8_t *)"NOTAWL!!", 8, -1, "not a workload");
-	expect_damage("version", MT_WH_L_VERSION, v2, 2, -1, "version 2 is newer");
+	expect_damage("version", MT_WH_L_VERSION, v3, 2, -1, "version 3 is newer");
 	expect_damage("cut", 0, NULL, 0, 5000, "does not fit the file");
 	expect_damage("ops", MT_WH_L_OPS, zero8, 8, -1, "header says 0 ops");
 	expect_damage("objects", MT_WH_L_OBJECTS, zero8, 8, -1, "object index out of range");

@@ -505,7 +505,7 @@ void *rt_thread_main(void *arg)
 	uint64_t until_trim = trim_every ? trim_every : UINT64_MAX;
 	const int timing = (r->info->flags & MT_WLF_TIMING) != 0;
 	const unsigned spins = r->spins;
-	struct mt_op_state st = { 0 };
+	struct mt_op_state st = mt_wl_first_state(r->info);
 	struct mt_op op;
 	struct timeline tl = { .clocked = r->window_ns != 0, .pacing = r->o->pace };
 	uint64_t calls = 0, syncs = 0;

@@ -83,7 +83,7 @@ static int survey_thread(struct rt_replay *r, uint32_t i, uint64_t cap, struct g
 	const struct mt_wl_thread *wt = mt_wl_get_thread(r->wl, i);
 	const uint8_t *p = mt_wl_stream(r->wl, i), *end = p + wt->length;
 	const int timing = (r->info->flags & MT_WLF_TIMING) != 0;
-	struct mt_op_state st = { 0 };
+	struct mt_op_state st = mt_wl_first_state(r->info);
 	struct mt_op op;
 	uint64_t rec = 0, last = 0;
 
