@@ -4,8 +4,11 @@
  * Everything the replay threads touch is built here first, from mmap and
  * pre-faulted (and locked where RLIMIT_MEMLOCK allows), so that neither page
  * faults on the replayer's tables nor the replayer's own allocations show up
- * in the allocator's figures.  What is resident at that point is reported
- * as the replayer's memory.  Then all threads are released at once, the
+ * in the allocator's figures, and the allocator has kept none of trace_run's
+ * memory to serve the replay from.  The object table has a slot per object
+ * number, which workloads of version 2 reuse (so it is as large as the
+ * live set); the streams are read in windows (stream.c).  What is resident
+ * at that point is reported as the replayer's memory.  Then all threads are released at once, the
  * clock runs until the last one is joined, and the per-thread statistics
  * are merged.
  */
@@ -226,6 +229,9 @@ static void run(struct rt_replay *r, pthread_t monitor, struct rt_result *res)
 	const int tsc = r->timer.source == RT_TIMER_TSC;
 	struct rusage ru0, ru1;
 
+	uint64_t size_kb, rss_kb;
+	rt_statm(r, &size_kb, &rss_kb, &r->anon_base_kb);
+	atomic_store(&r->anon_peak_kb, r->anon_base_kb);
 	getrusage(RUSAGE_SELF, &ru0);
 	r->start_ns = rt_clock_ns();
 	uint64_t t0 = rt_now(tsc);
@@ -242,8 +248,8 @@ static void run(struct rt_replay *r, pthread_t monitor, struct rt_result *res)
 	res->wall_usec = (end_ns - r->start_ns) / 1000u;
 	res->user_usec = usec(ru1.ru_utime) - usec(ru0.ru_utime);
 	res->sys_usec = usec(ru1.ru_stime) - usec(ru0.ru_stime);
-	res->maxrss_start_kb = ru0.ru_maxrss;
-	res->maxrss_end_kb = ru1.ru_maxrss;
+	res->maxrss_start_kb = (long)r->anon_base_kb;
+	res->maxrss_end_kb = (long)atomic_load(&r->anon_peak_kb);
 }
 
 int rt_replay_run(const char *path, const struct rt_opts *o, struct rt_result *res,
@@ -271,9 +277,13 @@ int rt_replay_run(const char *path, const struct rt_opts *o, struct rt_result *r
 		goto out;
 	}
 	clock_setup(&r);
+	r.progress = isatty(2);
+	for (unsigned c = MT_CALL_MALLOC; c <= MT_CALL_FREE_ALIGNED_SIZED; c++)
+		r.total_calls += r.info->calls[c];
 	if (emulations(&r, e) || build(&r, &tb, e) || rt_survey(&r, e) || stats(&r, &tb, e) ||
 	    rt_monitor_open(&r, e))
 		goto out;
+	rt_stream_setup(&r);
 	res->emulated = r.foreign;
 	if (spawn(&r, &monitor, e))
 		goto out;

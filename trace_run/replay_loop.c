@@ -74,10 +74,12 @@ static inline void touch(struct rt_thread *t, void *p, uint64_t n)
  * The live requested bytes and their peak.  With one replay thread a plain
  * load and store (relaxed atomics, so the monitor may read them) is exact
  * and costs ~1 ns, inline; with more, a locked add (~5-8 ns uncontended)
- * keeps the peak exact in any interleaving without a lock.
+ * keeps the peak exact in any interleaving without a lock.  A new peak 1/64
+ * above the last one read at has the RSS read there too (rss.c).
  */
-static __attribute__((noinline)) void ideal_add_shared(struct rt_replay *r, int64_t d)
+static __attribute__((noinline)) void ideal_add_shared(struct rt_thread *t, int64_t d)
 {
+	struct rt_replay *r = t->r;
 	int64_t now = atomic_fetch_add_explicit(&r->ideal_live, d, memory_order_relaxed) + d;
 	if (d < 0)
 		return;
@@ -86,29 +88,34 @@ static __attribute__((noinline)) void ideal_add_shared(struct rt_replay *r, int6
 								   memory_order_relaxed,
 								   memory_order_relaxed))
 		;
+	if (now > peak && now >= t->rss_next)
+		rt_rss_at_ideal_peak(t, now);
 }
 
-static inline void ideal_add(const struct rt_thread *t, int64_t d)
+static inline void ideal_add(struct rt_thread *t, int64_t d)
 {
 	struct rt_replay *r = t->r;
 	if (!t->single) {
-		ideal_add_shared(r, d);
+		ideal_add_shared(t, d);
 		return;
 	}
 	int64_t now = atomic_load_explicit(&r->ideal_live, memory_order_relaxed) + d;
 	atomic_store_explicit(&r->ideal_live, now, memory_order_relaxed);
-	if (now > atomic_load_explicit(&r->ideal_peak, memory_order_relaxed))
+	if (now > atomic_load_explicit(&r->ideal_peak, memory_order_relaxed)) {
 		atomic_store_explicit(&r->ideal_peak, now, memory_order_relaxed);
+		if (now >= t->rss_next)
+			rt_rss_at_ideal_peak(t, now);
+	}
 }
 
 /* ideal_add for n bytes that go away, which cannot raise the peak: on a
  * free the peak's load and compare would be the last links of the chain
  * of loads the next timer read waits for. */
-static inline void ideal_drop(const struct rt_thread *t, uint64_t n)
+static inline void ideal_drop(struct rt_thread *t, uint64_t n)
 {
 	struct rt_replay *r = t->r;
 	if (!t->single) {
-		ideal_add_shared(r, -(int64_t)n);
+		ideal_add_shared(t, -(int64_t)n);
 		return;
 	}
 	atomic_store_explicit(&r->ideal_live,
@@ -517,39 +524,45 @@ void *rt_thread_main(void *arg)
 	if (atomic_load(&r->abandon))
 		return NULL;
 	const uint8_t *const end = t->end;
-	for (const uint8_t *p = t->stream; p < end;) {
-		const uint8_t *at = p;
-		uint64_t delta, obj, size;
-		unsigned code = mt_op_decode_common(&p, end, &st, timing, &delta, &obj, &size);
-		if (code) {
-			if (tl.used && delta)
-				advance(t, &tl, delta);
-			if (code == MT_CALL_MALLOC)
-				replay_malloc(t, obj, size, tsc, overhead);
-			else
-				replay_free(t, obj, tsc, overhead);
-			call_done(t, &calls, &until_trim, trim_every);
-			continue;
+	const uint8_t *held = t->stream, *p = t->stream;
+	/* The stream a window at a time (stream.c): at the end of each, the
+	 * pages behind are let go of and the next window mapped in. */
+	for (; p < end; held = rt_stream_next(t, held, p)) {
+		const uint8_t *const stop = rt_stream_stop(t, p);
+		while (p < stop) {
+			const uint8_t *at = p;
+			uint64_t delta, obj, size;
+			unsigned code = mt_op_decode_common(&p, end, &st, timing, &delta, &obj, &size);
+			if (code) {
+				if (tl.used && delta)
+					advance(t, &tl, delta);
+				if (code == MT_CALL_MALLOC)
+					replay_malloc(t, obj, size, tsc, overhead);
+				else
+					replay_free(t, obj, tsc, overhead);
+				call_done(t, &calls, &until_trim, trim_every);
+				continue;
+			}
+			if (mt_op_decode(&p, end, &st, &op, timing))
+				corrupt(t, at);
+			if (tl.used && op.delta_ns)
+				advance(t, &tl, op.delta_ns);
+			if (mt_op_is_call(op.code)) {
+				replay_call(t, &op, tsc, overhead);
+				call_done(t, &calls, &until_trim, trim_every);
+				continue;
+			}
+			if (op.code == MT_OP_SIGNAL) {
+				rt_sync_signal(&r->syncs[op.sync]);
+			} else {
+				if (tl.clocked)
+					publish(t, &tl.published, next_call_at(p, end, st, tl.rec));
+				atomic_store_explicit(&t->waiting, op.sync + 1, memory_order_relaxed);
+				rt_sync_wait(&r->syncs[op.sync], spins);
+				atomic_store_explicit(&t->waiting, 0, memory_order_relaxed);
+			}
+			atomic_store_explicit(&t->syncs, ++syncs, memory_order_relaxed);
 		}
-		if (mt_op_decode(&p, end, &st, &op, timing))
-			corrupt(t, at);
-		if (tl.used && op.delta_ns)
-			advance(t, &tl, op.delta_ns);
-		if (mt_op_is_call(op.code)) {
-			replay_call(t, &op, tsc, overhead);
-			call_done(t, &calls, &until_trim, trim_every);
-			continue;
-		}
-		if (op.code == MT_OP_SIGNAL) {
-			rt_sync_signal(&r->syncs[op.sync]);
-		} else {
-			if (tl.clocked)
-				publish(t, &tl.published, next_call_at(p, end, st, tl.rec));
-			atomic_store_explicit(&t->waiting, op.sync + 1, memory_order_relaxed);
-			rt_sync_wait(&r->syncs[op.sync], spins);
-			atomic_store_explicit(&t->waiting, 0, memory_order_relaxed);
-		}
-		atomic_store_explicit(&t->syncs, ++syncs, memory_order_relaxed);
 	}
 	if (tl.clocked)
 		publish(t, &tl.published, RT_AT_NONE);
