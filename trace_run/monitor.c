@@ -205,5 +205,5 @@ void *rt_monitor_main(void *arg)
 			stuck(r, r->o->watchdog_s, now);
 		}
 	}
-	return NULL;
+	rt_sync_retire(&r->done);
 }

@@ -93,6 +93,7 @@ struct rt_replay {
 	_Atomic uint32_t go;       /* released: the threads start together */
 	_Atomic uint32_t stop;     /* replay over: the monitor takes a last sample */
 	_Atomic int abandon;       /* set before go when setup failed: return at once */
+	_Atomic uint32_t done;     /* threads retired, see rt_sync_retire */
 	/* The one shared counter on the replay path: a relaxed atomic add per
 	 * allocation and free (measured in bench/trace_run.sh), so the peak is
 	 * exact in any interleaving without a lock. */

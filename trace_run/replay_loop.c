@@ -567,5 +567,5 @@ void *rt_thread_main(void *arg)
 	if (tl.clocked)
 		publish(t, &tl.published, RT_AT_NONE);
 	atomic_store_explicit(&t->state, RT_FINISHED, memory_order_release);
-	return NULL;
+	rt_sync_retire(&r->done);
 }
