@@ -1,7 +1,8 @@
 /*
  * run_loop - the floor trace_run's replay is measured against: the same
- * allocator calls as a one-thread workload, made from a pre-decoded array
- * in a plain loop.
+ * allocator calls as a one-thread workload of malloc, free, calloc and
+ * realloc (a synthetic one, or a recorded program's), made from a
+ * pre-decoded array in a plain loop.
  *
  *   run_loop WORKLOAD plain   the calls, nothing else
  *   run_loop WORKLOAD timed   each call between the same two timer reads
@@ -27,7 +28,7 @@
 struct call {
 	uint8_t code;
 	uint32_t in, out; /* object indices */
-	size_t size;
+	size_t nmemb, size;
 };
 
 static struct call *decode(const char *path, size_t *ncalls, uint64_t *nobjects)
@@ -50,12 +51,14 @@ static struct call *decode(const char *path, size_t *ncalls, uint64_t *nobjects)
 	struct mt_op op;
 	size_t n = 0;
 	while (calls && p < end && !mt_op_decode(&p, end, &st, &op, info->flags & MT_WLF_TIMING)) {
-		if (op.code != MT_CALL_MALLOC && op.code != MT_CALL_FREE) {
-			fprintf(stderr, "run_loop: %s: only malloc and free are looped\n", path);
+		if (op.code != MT_CALL_MALLOC && op.code != MT_CALL_FREE &&
+		    op.code != MT_CALL_CALLOC && op.code != MT_CALL_REALLOC) {
+			fprintf(stderr, "run_loop: %s: only malloc, free, calloc and realloc are "
+				"looped\n", path);
 			exit(1);
 		}
 		calls[n++] = (struct call){ op.code, (uint32_t)op.old_obj, (uint32_t)op.new_obj,
-					    (size_t)op.size };
+					    (size_t)op.nmemb, (size_t)op.size };
 	}
 	*ncalls = n;
 	*nobjects = info->objects;
@@ -67,14 +70,19 @@ static struct call *decode(const char *path, size_t *ncalls, uint64_t *nobjects)
 __attribute__((noinline)) static uint64_t loop(const struct call *calls, size_t n, void **obj, int timed, int tsc)
 {
 	uint64_t sum = 0, t0 = 0, t1 = 0;
+	void *r;
 	for (size_t i = 0; i < n; i++) {
 		const struct call *c = &calls[i];
 		if (timed)
 			t0 = rt_now(tsc);
 		if (c->code == MT_CALL_MALLOC)
 			obj[c->out] = malloc(c->size);
-		else
+		else if (c->code == MT_CALL_FREE)
 			free(obj[c->in]);
+		else if (c->code == MT_CALL_CALLOC)
+			obj[c->out] = calloc(c->nmemb, c->size);
+		else if ((r = realloc(obj[c->in], c->size)) && c->out)
+			obj[c->out] = r; /* object 0 stays NULL: realloc(NULL, n)'s */
 		if (timed) {
 			t1 = rt_now(tsc);
 			sum += t1 - t0;

@@ -376,14 +376,15 @@ static __attribute__((noinline)) void replay_call(struct rt_thread *t, const str
 
 /*
  * Starts loading the object table slot of the op at p, the next one, while
- * this one's call runs.  With a live set of millions of blocks a free's
- * slot is rarely in cache, and RDTSCP waits for that load before the
- * call's timing starts: the miss was the replay loop's largest cost on
- * real programs.  Both ops of the fast path carry their object after the
- * head byte and the delta, relative to last_new (zigzagged, version 2);
- * the delta and object are read as up to two-byte varints, and a guess
- * that is wrong (a longer varint, another op) starts a load of a line of
- * the table nobody needs, never a fault: ~10 instructions a call.
+ * this one's call runs.  With a live set of millions of blocks (CPython's
+ * 3 M: a 48 MB table) a free's slot is often out of cache, and RDTSCP
+ * waits for that load before the call's timing starts, so the miss counts
+ * as the replayer's own time.  Both ops of the fast path carry their
+ * object after the head byte and the delta, relative to last_new
+ * (zigzagged, version 2); the delta and object are read as up to two-byte
+ * varints, and a guess that is wrong (a longer varint, another op) starts
+ * a load of a line of the table nobody needs, never a fault: ~10
+ * instructions a call.
  */
 static inline void prefetch_slot(const struct rt_thread *t, const uint8_t *p, const uint8_t *end,
 				 uint64_t last_new, int timing, uint64_t objects)
