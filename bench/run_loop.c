@@ -1,7 +1,8 @@
 /*
  * run_loop - the floor trace_run's replay is measured against: the same
- * allocator calls as a one-thread workload, made from a pre-decoded array
- * in a plain loop.
+ * allocator calls as a one-thread workload of malloc, free, calloc and
+ * realloc (a synthetic one, or a recorded program's), made from a
+ * pre-decoded array in a plain loop.
  *
  *   run_loop WORKLOAD plain [TIMER]   the calls, nothing else
  *   run_loop WORKLOAD timed [TIMER]   each call between the same two timer
@@ -31,7 +32,7 @@
 struct call {
 	uint8_t code;
 	uint32_t in, out; /* object indices */
-	size_t size;
+	size_t nmemb, size;
 };
 
 static struct call *decode(const char *path, size_t *ncalls, uint64_t *nobjects)
@@ -50,16 +51,18 @@ static struct call *decode(const char *path, size_t *ncalls, uint64_t *nobjects)
 	const struct mt_wl_thread *t = mt_wl_get_thread(w, 0);
 	const uint8_t *p = mt_wl_stream(w, 0), *end = p + t->length;
 	struct call *calls = calloc(t->ops, sizeof *calls);
-	struct mt_op_state st = { 0 };
+	struct mt_op_state st = mt_wl_first_state(info);
 	struct mt_op op;
 	size_t n = 0;
 	while (calls && p < end && !mt_op_decode(&p, end, &st, &op, info->flags & MT_WLF_TIMING)) {
-		if (op.code != MT_CALL_MALLOC && op.code != MT_CALL_FREE) {
-			fprintf(stderr, "run_loop: %s: only malloc and free are looped\n", path);
+		if (op.code != MT_CALL_MALLOC && op.code != MT_CALL_FREE &&
+		    op.code != MT_CALL_CALLOC && op.code != MT_CALL_REALLOC) {
+			fprintf(stderr, "run_loop: %s: only malloc, free, calloc and realloc are "
+				"looped\n", path);
 			exit(1);
 		}
 		calls[n++] = (struct call){ op.code, (uint32_t)op.old_obj, (uint32_t)op.new_obj,
-					    (size_t)op.size };
+					    (size_t)op.nmemb, (size_t)op.size };
 	}
 	*ncalls = n;
 	*nobjects = info->objects;
@@ -72,14 +75,19 @@ __attribute__((noinline)) static uint64_t loop(const struct call *calls, size_t 
 						  enum rt_timer_source timer)
 {
 	uint64_t sum = 0, t0 = 0, t1 = 0;
+	void *r;
 	for (size_t i = 0; i < n; i++) {
 		const struct call *c = &calls[i];
 		if (timed)
 			t0 = rt_now(timer);
 		if (c->code == MT_CALL_MALLOC)
 			obj[c->out] = malloc(c->size);
-		else
+		else if (c->code == MT_CALL_FREE)
 			free(obj[c->in]);
+		else if (c->code == MT_CALL_CALLOC)
+			obj[c->out] = calloc(c->nmemb, c->size);
+		else if ((r = realloc(obj[c->in], c->size)) && c->out)
+			obj[c->out] = r; /* object 0 stays NULL: realloc(NULL, n)'s */
 		if (timed) {
 			t1 = rt_now(timer);
 			sum += t1 - t0;

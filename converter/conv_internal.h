@@ -50,6 +50,10 @@ struct src {
 	uint64_t sig_id, sig_pos; /* last SIGNAL and the stream length after it */
 	int has_sig;
 	struct mt_vclock known;   /* how far it knows other streams to be */
+	/* Object indices this thread freed, the last on top: its next
+	 * allocations take them again (convert.c, obj_give). */
+	uint64_t *free_objs;
+	size_t nfree_objs, free_objs_cap;
 };
 
 struct conv {

@@ -78,6 +78,9 @@ static int end_of_thread(struct src *x)
 	x->head = NULL;
 	free(x->ahead);
 	x->ahead = NULL;
+	free(x->free_objs);
+	x->free_objs = NULL;
+	x->nfree_objs = x->free_objs_cap = 0;
 	return 0;
 }
 
@@ -114,6 +117,47 @@ static void report_bad_free(struct conv *c, const struct src *x, uint64_t addr)
 	c->res.double_frees++;
 	conv_warn(c, "double free of 0x%" PRIx64 " at record %" PRIu32 ":%" PRIu64
 		  " (freed at %" PRIu32 ":%" PRIu64 ")", addr, x->tid, x->recno, f->tid, f->recno);
+}
+
+/*
+ * Object indices are given out again once their block is freed, so the
+ * highest index (the header's objects, and the size of trace_run's object
+ * table) follows the most blocks live at once, not all blocks ever made.
+ * An index goes back to the thread that freed it, and only that thread
+ * takes it again: its later allocation then comes after the free in its
+ * own stream, in every replay order, without a sync op.  Last freed, first
+ * taken: the replay's slot for it is still in cache.  A thread with none
+ * to give gets a new index.
+ */
+static uint64_t obj_take(struct conv *c, struct src *x)
+{
+	return x->nfree_objs ? x->free_objs[--x->nfree_objs] : ++c->res.objects;
+}
+
+/*
+ * Keeps obj for x's next allocation; -1 when out of memory.  A thread that
+ * frees more than it allocates (a consumer) would keep numbers it never
+ * takes again, 8 bytes for every free it makes: past FREE_OBJS_MAX its
+ * numbers are let go, so the converter's memory stays bounded whatever
+ * the trace's length (the workload then has more numbers, not more ops).
+ */
+enum { FREE_OBJS_MAX = 1 << 20 };
+
+static int obj_give(struct conv *c, struct src *x, uint64_t obj)
+{
+	if (x->nfree_objs == FREE_OBJS_MAX)
+		return 0;
+	if (x->nfree_objs == x->free_objs_cap) {
+		size_t cap = x->free_objs_cap ? 2 * x->free_objs_cap : 64;
+		uint64_t *v = realloc(x->free_objs, cap * sizeof *v);
+		if (!v)
+			return mt_error_set(c->e, c->out_name, "out of memory for %zu free object "
+					    "indices", cap);
+		x->free_objs = v;
+		x->free_objs_cap = cap;
+	}
+	x->free_objs[x->nfree_objs++] = obj;
+	return 0;
 }
 
 void release_block(struct conv *c, const struct src *x, struct am_entry *e)
@@ -210,12 +254,14 @@ static int step(struct conv *c, uint32_t s, enum step *how)
 		if (old->owner != s && emit_handoff(c, s, old) < 0)
 			return -1;
 	}
-	if (out && (op.new_obj = ++c->res.objects) > AM_MAX_OBJECTS)
-		return mt_error_set(c->e, c->in_name, "more than %llu blocks allocated",
+	if (out && (op.new_obj = obj_take(c, x)) > AM_MAX_OBJECTS)
+		return mt_error_set(c->e, c->in_name, "more than %llu blocks live at once",
 				    (unsigned long long)AM_MAX_OBJECTS);
 	if (emit_call(c, s, &op, r->ts) < 0)
 		return -1;
 	if (in && mt_op_releases_old(&op)) {
+		if (obj_give(c, x, old->obj) < 0)
+			return -1;
 		if (new == old) { /* a realloc in place: the entry stays, for take */
 			c->live_bytes -= am_size(&c->map, old);
 			am_unset_live(&c->map, old);
@@ -426,8 +472,10 @@ static void cleanup(struct conv *c)
 {
 	mt_wl_writer_abort(c->w);
 	mt_vc_pool_free(&c->clocks);
-	for (size_t s = 0; c->src && s < c->nsrc; s++)
+	for (size_t s = 0; c->src && s < c->nsrc; s++) {
 		free(c->src[s].ahead);
+		free(c->src[s].free_objs);
+	}
 	free(c->src);
 	free(c->heap);
 	free(c->parked);

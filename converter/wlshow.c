@@ -137,7 +137,7 @@ int wl_print_dump(FILE *out, const struct mt_wl *w, struct mt_error *e)
 	for (uint32_t i = 0; i < in->threads; i++) {
 		const struct mt_wl_thread *t = mt_wl_get_thread(w, i);
 		const uint8_t *p = mt_wl_stream(w, i), *end = p + t->length;
-		struct mt_op_state st = { 0 };
+		struct mt_op_state st = mt_wl_first_state(in);
 		struct mt_op op;
 		fprintf(out, "# thread %" PRIu32 " tid %" PRIu32 ", %" PRIu64 " ops\n", i, t->tid, t->ops);
 		while (p < end) {

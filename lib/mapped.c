@@ -24,6 +24,26 @@ int mt_map_fd(int fd, size_t len, const uint8_t **map, const char *path, struct 
 	return 0;
 }
 
+void *mt_pages(size_t n)
+{
+	void *p = mmap(NULL, n ? n : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void mt_pages_free(void *p, size_t n)
+{
+	if (p)
+		munmap(p, n ? n : 1);
+}
+
+void mt_let_go(const uint8_t *from, const uint8_t *to)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)from & ~(page - 1), b = (uintptr_t)to & ~(page - 1);
+	if (b > a)
+		madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
 int mt_anon_file(const char *dir, const char *stem)
 {
 	int fd = open(dir, O_TMPFILE | O_RDWR, 0600);

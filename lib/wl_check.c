@@ -15,20 +15,23 @@
  *
  * The play itself runs threads until they wait for a sync point not yet
  * signalled; if threads remain blocked when none can run, a replay would
- * hang there.  Every op must decode, every object be allocated once and be
- * live when passed in, every sync point be signalled once, and the counts
- * must match the header and table.
+ * hang there.  Every op must decode, every object be live when passed in
+ * and allocated again only after it was freed (a free the allocation is
+ * ordered after, as for a use), every sync point be signalled once, and
+ * the counts must match the header and table.
  *
  * A first pass decodes every op and counts the SIGNALs and the waits on
  * each sync point (so the clock a SIGNAL leaves is dropped after its last
- * waiter); the play then decodes the ops again.  Memory: a bit per object, 20
- * bytes per sync point (both bounded by the file's size), 32 bytes per live
- * object, and the clocks, which share what they have in common.
+ * waiter); the play then decodes the ops again, each thread letting go of
+ * the stream pages behind it (mt_let_go).  Memory: 8 bytes and 2 bits per
+ * object index, 20 bytes per sync point (both bounded by the file's size),
+ * and the clocks, which share what they have in common.
  */
 #include "config.h"
 
 #include <stdlib.h>
 
+#include "mapped.h"
 #include "vclock.h"
 #include "wl_internal.h"
 
@@ -39,7 +42,7 @@
 #define AT_POS(at) ((at) & ((1ull << POS_BITS) - 1))
 
 struct run {
-	const uint8_t *p, *end;
+	const uint8_t *p, *end, *held; /* held: the first byte not let go of */
 	struct mt_op_state st;
 	uint64_t ops;
 	struct mt_vclock clock;
@@ -56,23 +59,21 @@ struct sync {
 	uint64_t at;               /* the SIGNAL, AT(thread, position); 0 before */
 };
 
-/* Live objects: object index -> where it was allocated or last used. */
-struct live {
-	uint64_t *key, *at;        /* key 0: empty slot */
-	size_t mask, n;
-};
-
 struct check {
 	const struct mt_wl *w;
 	struct mt_error *e;
 	struct run *runs;
 	uint32_t *ready, nready;
-	uint8_t *allocated;        /* bitmap by object index */
-	struct live live;
+	/* By object index: where it was allocated, last used or freed, and
+	 * whether it was ever allocated and is live now (bitmaps).  Tables as
+	 * long as the highest index, from mmap, so the allocator a replay is
+	 * about to measure keeps none of them. */
+	uint64_t *obj_at;
+	uint8_t *seen, *live;
 	struct sync *sync;
 	uint32_t *waits_left;      /* WAITs still to come, per sync point */
 	struct mt_vc_pool clocks;
-	uint64_t objects, signals, calls[16];
+	uint64_t top, signals, calls[16];
 };
 
 static int bit(const uint8_t *map, uint64_t i)
@@ -85,6 +86,11 @@ static void set_bit(uint8_t *map, uint64_t i)
 	map[i >> 3] |= (uint8_t)(1u << (i & 7));
 }
 
+static void clear_bit(uint8_t *map, uint64_t i)
+{
+	map[i >> 3] &= (uint8_t)~(1u << (i & 7));
+}
+
 static int op_error(struct check *c, uint32_t t, uint64_t op, const char *what, uint64_t v)
 {
 	const struct mt_wl_thread *th = &c->w->threads[t];
@@ -92,108 +98,55 @@ static int op_error(struct check *c, uint32_t t, uint64_t op, const char *what, 
 			    (unsigned long long)op, what, (unsigned long long)v);
 }
 
-/* ---- live objects: linear probing, deletion by backward shift ---- */
-
-static size_t live_slot(const struct live *l, uint64_t obj)
-{
-	return (size_t)((obj * 0x9e3779b97f4a7c15ull) >> 17) & l->mask;
-}
-
-static size_t live_find(const struct live *l, uint64_t obj)
-{
-	size_t i = live_slot(l, obj);
-	while (l->key[i] && l->key[i] != obj)
-		i = (i + 1) & l->mask;
-	return i;
-}
-
-static int live_grow(struct live *l)
-{
-	size_t n = l->mask ? 2 * (l->mask + 1) : 1024;
-	struct live g = { calloc(n, sizeof *g.key), calloc(n, sizeof *g.at), n - 1, l->n };
-	if (!g.key || !g.at) {
-		free(g.key);
-		free(g.at);
-		return -1;
-	}
-	for (size_t i = 0; l->mask && i <= l->mask; i++)
-		if (l->key[i]) {
-			size_t j = live_find(&g, l->key[i]);
-			g.key[j] = l->key[i];
-			g.at[j] = l->at[i];
-		}
-	free(l->key);
-	free(l->at);
-	*l = g;
-	return 0;
-}
-
-static int live_put(struct live *l, uint64_t obj, uint64_t at)
-{
-	if (2 * (l->n + 1) > l->mask + 1 && live_grow(l) < 0)
-		return -1;
-	size_t i = live_find(l, obj);
-	l->key[i] = obj;
-	l->at[i] = at;
-	l->n++;
-	return 0;
-}
-
-static void live_remove(struct live *l, size_t i)
-{
-	l->key[i] = 0;
-	l->n--;
-	for (size_t j = (i + 1) & l->mask; l->key[j]; j = (j + 1) & l->mask) {
-		size_t home = live_slot(l, l->key[j]);
-		/* Move j back into the hole unless its home lies after the hole. */
-		if (((j - home) & l->mask) >= ((j - i) & l->mask)) {
-			l->key[i] = l->key[j];
-			l->at[i] = l->at[j];
-			l->key[j] = 0;
-			i = j;
-		}
-	}
-}
-
 /* ---- the play ---- */
 
+/* Thread t, at stream position pos, is ordered after at in every replay
+ * order: at is its own, or a wait it made covers it.  Else the error. */
+static int after(struct check *c, uint32_t t, uint64_t pos, uint64_t o, uint64_t at,
+		 const char *what)
+{
+	if (AT_THREAD(at) == t || mt_vc_get(&c->clocks, &c->runs[t].clock, AT_THREAD(at)) >= AT_POS(at))
+		return 0;
+	return mt_error_set(c->e, c->w->path, "thread %u (tid %u), op %llu: %s object %llu with no "
+			    "wait after thread %u's op %llu, which %s it", t, c->w->threads[t].tid,
+			    (unsigned long long)(pos - 1), what, (unsigned long long)o, AT_THREAD(at),
+			    (unsigned long long)(AT_POS(at) - 1),
+			    bit(c->live, o) ? "allocated or used" : "freed");
+}
+
 /* Thread t passes in op->old_obj, or allocates op->new_obj, at stream
- * position pos (its ops up to and including this one). */
+ * position pos (its ops up to and including this one).  An object index
+ * may be allocated again once its block is freed, by a call ordered after
+ * that free: the replay keeps one slot per index. */
 static int use_object(struct check *c, uint32_t t, uint64_t pos, const struct mt_op *op)
 {
 	if (op->old_obj) {
 		uint64_t o = op->old_obj;
 		if (o > c->w->info.objects)
 			return op_error(c, t, pos - 1, "object index out of range:", o);
-		if (!bit(c->allocated, o))
+		if (!bit(c->seen, o))
 			return op_error(c, t, pos - 1, "uses an object before it is allocated:", o);
-		size_t i = live_find(&c->live, o);
-		if (!c->live.key[i])
+		if (!bit(c->live, o))
 			return op_error(c, t, pos - 1, "uses an object after it was freed:", o);
-		uint64_t at = c->live.at[i];
-		if (AT_THREAD(at) != t && mt_vc_get(&c->clocks, &c->runs[t].clock, AT_THREAD(at)) < AT_POS(at))
-			return mt_error_set(c->e, c->w->path,
-					    "thread %u (tid %u), op %llu: uses object %llu with no wait "
-					    "after thread %u's op %llu, which allocated or used it last",
-					    t, c->w->threads[t].tid, (unsigned long long)(pos - 1),
-					    (unsigned long long)o, AT_THREAD(at),
-					    (unsigned long long)(AT_POS(at) - 1));
+		if (after(c, t, pos, o, c->obj_at[o], "uses"))
+			return -1;
 		if (mt_op_releases_old(op))
-			live_remove(&c->live, i);
-		else
-			c->live.at[i] = AT(t, pos);
+			clear_bit(c->live, o);
+		c->obj_at[o] = AT(t, pos);
 	}
 	if (op->new_obj) {
 		uint64_t o = op->new_obj;
 		if (o > c->w->info.objects)
 			return op_error(c, t, pos - 1, "object index out of range:", o);
-		if (bit(c->allocated, o))
-			return op_error(c, t, pos - 1, "allocates an object a second time:", o);
-		set_bit(c->allocated, o);
-		if (live_put(&c->live, o, AT(t, pos)) < 0)
-			return mt_error_set(c->e, c->w->path, "out of memory for %zu live objects",
-					    c->live.n);
-		c->objects++;
+		if (bit(c->live, o))
+			return op_error(c, t, pos - 1, "allocates an object still live:", o);
+		if (bit(c->seen, o) && after(c, t, pos, o, c->obj_at[o], "allocates again"))
+			return -1;
+		set_bit(c->seen, o);
+		set_bit(c->live, o);
+		c->obj_at[o] = AT(t, pos);
+		if (o > c->top)
+			c->top = o;
 	}
 	c->calls[op->code]++;
 	return 0;
@@ -250,6 +203,10 @@ static int run_thread(struct check *c, uint32_t t)
 		/* Cannot fail: count_waits decoded every op first. */
 		mt_op_decode(&r->p, r->end, &r->st, &op, timing);
 		r->ops++;
+		if (r->p - r->held >= MT_LET_GO_EVERY) {
+			mt_let_go(r->held, r->p);
+			r->held = r->p;
+		}
 		int rc = mt_op_is_call(op.code) ? use_object(c, t, r->ops, &op)
 						: sync_op(c, t, r->ops, &op);
 		if (rc)
@@ -270,9 +227,10 @@ static int final_counts(struct check *c)
 			return op_error(c, t, c->runs[t].ops, "stream ends; the thread table says ops:",
 					c->w->threads[t].ops);
 	}
-	if (c->objects != in->objects)
-		return mt_error_set(c->e, c->w->path, "header says %llu objects, streams allocate %llu",
-				    (unsigned long long)in->objects, (unsigned long long)c->objects);
+	if (c->top != in->objects)
+		return mt_error_set(c->e, c->w->path, "header says %llu objects, the highest index the "
+				    "streams allocate is %llu", (unsigned long long)in->objects,
+				    (unsigned long long)c->top);
 	/* No id is out of range or signalled twice, so as many SIGNALs as
 	 * sync points means every id is signalled once. */
 	if (c->signals != in->syncs)
@@ -294,13 +252,17 @@ static int count_waits(struct check *c)
 	int timing = c->w->info.flags & MT_WLF_TIMING;
 	for (uint32_t t = 0; t < c->w->info.threads; t++) {
 		const uint8_t *p = c->w->map + c->w->threads[t].offset;
-		const uint8_t *end = p + c->w->threads[t].length;
-		struct mt_op_state st = { 0 };
+		const uint8_t *end = p + c->w->threads[t].length, *held = p;
+		struct mt_op_state st = mt_wl_first_state(&c->w->info);
 		struct mt_op op;
 		for (uint64_t n = 0; p < end; n++) {
 			uint64_t at = (uint64_t)(p - c->w->map);
 			if (mt_op_decode(&p, end, &st, &op, timing) < 0)
 				return op_error(c, t, n, "does not decode, at offset", at);
+			if (p - held >= MT_LET_GO_EVERY) {
+				mt_let_go(held, p);
+				held = p;
+			}
 			if (mt_op_is_call(op.code))
 				continue;
 			if (op.sync >= c->w->info.syncs)
@@ -320,7 +282,8 @@ static int play(struct check *c)
 	if (count_waits(c) < 0)
 		return -1;
 	for (uint32_t t = 0; t < n; t++) {
-		c->runs[t].p = c->w->map + c->w->threads[t].offset;
+		c->runs[t].p = c->runs[t].held = c->w->map + c->w->threads[t].offset;
+		c->runs[t].st = mt_wl_first_state(&c->w->info);
 		c->runs[t].end = c->runs[t].p + c->w->threads[t].length;
 		c->ready[c->nready++] = n - 1 - t; /* thread 0 runs first */
 	}
@@ -330,33 +293,45 @@ static int play(struct check *c)
 	return final_counts(c);
 }
 
+/* The tables, all from mmap (see struct check): n entries of size each. */
+static void *table(size_t n, size_t size, size_t *bytes)
+{
+	*bytes = n * size;
+	return mt_pages(*bytes);
+}
+
 int mt_wl_check(const struct mt_wl *w, struct mt_error *e)
 {
-	uint32_t n = w->info.threads;
-	size_t syncs = w->info.syncs ? (size_t)w->info.syncs : 1;
+	uint32_t n = w->info.threads ? w->info.threads : 1;
+	/* parse_threads bounds objects and syncs by the file's size */
+	size_t syncs = w->info.syncs ? (size_t)w->info.syncs : 1, objects = (size_t)w->info.objects + 1;
+	size_t b_runs, b_ready, b_at, b_seen, b_live, b_sync, b_waits;
 	struct check c = {
 		.w = w,
 		.e = e,
-		.runs = calloc(n ? n : 1, sizeof *c.runs),
-		.ready = calloc(n ? n : 1, sizeof *c.ready),
-		.allocated = calloc((size_t)(w->info.objects / 8 + 1), 1),
-		.sync = calloc(syncs, sizeof *c.sync),
-		.waits_left = calloc(syncs, sizeof *c.waits_left),
+		.runs = table(n, sizeof *c.runs, &b_runs),
+		.ready = table(n, sizeof *c.ready, &b_ready),
+		.obj_at = table(objects, sizeof *c.obj_at, &b_at),
+		.seen = table(objects / 8 + 1, 1, &b_seen),
+		.live = table(objects / 8 + 1, 1, &b_live),
+		.sync = table(syncs, sizeof *c.sync, &b_sync),
+		.waits_left = table(syncs, sizeof *c.waits_left, &b_waits),
 	};
-	mt_vc_pool_init(&c.clocks, n);
+	mt_vc_pool_init(&c.clocks, w->info.threads);
 	int rc = -1;
-	if (!c.runs || !c.ready || !c.allocated || !c.sync || !c.waits_left || live_grow(&c.live) < 0)
+	if (!c.runs || !c.ready || !c.obj_at || !c.seen || !c.live || !c.sync || !c.waits_left)
 		mt_error_set(e, w->path, "out of memory to check %llu objects",
 			     (unsigned long long)w->info.objects);
 	else
 		rc = play(&c);
 	mt_vc_pool_free(&c.clocks);
-	free(c.runs);
-	free(c.ready);
-	free(c.allocated);
-	free(c.live.key);
-	free(c.live.at);
-	free(c.sync);
-	free(c.waits_left);
+	mt_pages_free(c.runs, b_runs);
+	mt_pages_free(c.ready, b_ready);
+	mt_pages_free(c.obj_at, b_at);
+	mt_pages_free(c.seen, b_seen);
+	mt_pages_free(c.live, b_live);
+	mt_pages_free(c.sync, b_sync);
+	mt_pages_free(c.waits_left, b_waits);
+	mt_let_go(w->map, w->map + w->len);
 	return rc;
 }

@@ -21,12 +21,17 @@
  *   calls:   [old] [new] [align] [nmemb] [size]
  *            old  - object passed in (realloc*, free*): zigzag(index - last_new),
  *                   absent with NULL_IN
- *            new  - object returned by an allocating call: index - last_new
- *                   (object indices grow along a stream), absent with NULL_OUT
+ *            new  - object returned by an allocating call: zigzag(index - last_new)
+ *                   (version 1: index - last_new, indices growing along a
+ *                   stream), absent with NULL_OUT
  *            align, nmemb, size - where the call takes them, as in the trace
  *   SIGNAL, WAIT: sync point id (absolute)
  * last_new starts at 0 for each stream and becomes each new index.  Object
- * index 0 means NULL; indices run 1..object_count, each allocated once.
+ * index 0 means NULL; indices run 1..object_count (the header's objects).
+ * Version 2 reuses an index once its block is freed, so object_count is the
+ * highest index, about the most blocks live at once; an index is allocated
+ * again only after a free of it that happens before in every replay order.
+ * Version 1 gave each block its own index.
  */
 #ifndef MT_WL_FORMAT_H
 #define MT_WL_FORMAT_H
@@ -38,11 +43,10 @@
 #include "varint.h"
 
 #define MT_WL_MAGIC "MTWLOAD\x1a" /* 8 bytes, no NUL */
-/* Version 2 adds the source trace's early stop (bytes 224..239, zero in
- * version 1).  A writer puts 1 in a workload that has none, so every reader
- * of version 1 still reads workloads made of complete traces. */
+/* Version 2 gives object numbers out again once freed (the new field is
+ * zigzagged) and carries the source trace's early stop (bytes 224..239,
+ * reserved zero in version 1).  Readers take both versions. */
 #define MT_WL_VERSION 2
-#define MT_WL_VERSION_STOP 2
 #define MT_WL_HEADER_SIZE 256
 #define MT_WL_THREAD_ENTRY 32
 #define MT_WL_OPCODES 32
@@ -61,7 +65,7 @@ enum {
 	MT_WH_L_FLAGS = 12,        /* 4  MT_WLF_* */
 	MT_WH_L_HEADER_SIZE = 16,  /* 4  = 256 */
 	MT_WH_L_THREADS = 20,      /* 4  thread count */
-	MT_WH_L_OBJECTS = 24,      /* 8  object count */
+	MT_WH_L_OBJECTS = 24,      /* 8  highest object index (v1: each block its own) */
 	MT_WH_L_SYNCS = 32,        /* 8  sync point count */
 	MT_WH_L_OPS = 40,          /* 8  ops in all streams, sync ops included */
 	MT_WH_L_UNKNOWN_FREES = 48,/* 8  frees of blocks never seen allocated, dropped */
@@ -97,9 +101,22 @@ struct mt_op {
 	uint64_t sync;     /* SIGNAL / WAIT */
 };
 
+/* A stream's decoding state; new_signed for version 2 and later, where
+ * the new object field is zigzagged (mt_wl_op_state gives the right one). */
 struct mt_op_state {
 	uint64_t last_new;
+	int new_signed;
 };
+
+static inline uint64_t mt_op_new_delta(const struct mt_op_state *s, uint64_t new_obj)
+{
+	return s->new_signed ? mt_zigzag((int64_t)(new_obj - s->last_new)) : new_obj - s->last_new;
+}
+
+static inline uint64_t mt_op_new_index(const struct mt_op_state *s, uint64_t v)
+{
+	return s->last_new + (s->new_signed ? (uint64_t)mt_unzigzag(v) : v);
+}
 
 static inline int mt_op_is_call(unsigned code)
 {
@@ -153,7 +170,7 @@ static inline size_t mt_op_encode(uint8_t *dst, struct mt_op_state *s, const str
 	if (f & MT_FIELD_IN && !(op->flags & MT_OPF_NULL_IN))
 		p += mt_varint_put(p, mt_zigzag((int64_t)(op->old_obj - s->last_new)));
 	if (f & MT_FIELD_OUT && !(op->flags & MT_OPF_NULL_OUT)) {
-		p += mt_varint_put(p, op->new_obj - s->last_new);
+		p += mt_varint_put(p, mt_op_new_delta(s, op->new_obj));
 		s->last_new = op->new_obj;
 	}
 	if (f & MT_FIELD_ALIGN)
@@ -209,7 +226,7 @@ static inline __attribute__((always_inline)) int mt_op_decode(const uint8_t **pp
 	if (f & MT_FIELD_OUT && !(op->flags & MT_OPF_NULL_OUT)) {
 		if (mt_varint_get(&p, end, &v))
 			return -1;
-		op->new_obj = s->last_new + v;
+		op->new_obj = mt_op_new_index(s, v);
 		s->last_new = op->new_obj;
 	}
 	if ((f & MT_FIELD_ALIGN && mt_varint_get(&p, end, &op->align)) ||
@@ -287,8 +304,11 @@ static inline __attribute__((always_inline)) unsigned mt_op_decode_common(
 		if (!z.p)
 			return 0;
 		p = z.p;
+		*obj = mt_op_new_index(s, o.v);
+		if (!*obj)
+			return 0;
 		*size = z.v;
-		*obj = s->last_new += o.v;
+		s->last_new = *obj;
 	}
 	*delta = d.v;
 	*pp = p;

@@ -72,7 +72,7 @@ static int parse_header(struct mt_wl *w, struct mt_error *e)
 		return mt_error_set(e, w->path, "corrupt header (version, size, endian or flags)");
 	/* Reserved bytes are zero: anything else was not written by a writer of
 	 * this version, or is damage.  Version 1 reserves the stop fields too. */
-	if (in->version < MT_WL_VERSION_STOP &&
+	if (in->version < 2 &&
 	    !mt_all_zero(h + MT_WH_L_SOURCE_STOP, MT_WH_L_RESERVED2 - MT_WH_L_SOURCE_STOP))
 		return mt_error_set(e, w->path, "corrupt header: reserved bytes are not zero");
 	if (!mt_all_zero(h + MT_WH_L_RESERVED2, MT_WL_HEADER_SIZE - MT_WH_L_RESERVED2) ||

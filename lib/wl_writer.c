@@ -186,7 +186,7 @@ int mt_wl_writer_thread(struct mt_wl_writer *w, uint32_t tid, struct mt_error *e
 		w->s = n;
 		w->scap = ncap;
 	}
-	w->s[w->ns] = (struct mt_wl_stream){ .tid = tid };
+	w->s[w->ns] = (struct mt_wl_stream){ .tid = tid, .st = { .new_signed = 1 } };
 	return (int)w->ns++;
 }
 
@@ -242,9 +242,6 @@ int mt_wl_writer_op_slow(struct mt_wl_writer *w, int thread, const struct mt_op 
 			 struct mt_error *e)
 {
 	struct mt_wl_stream *s = &w->s[thread];
-	if (op->new_obj && op->new_obj <= s->st.last_new)
-		return mt_error_set(e, w->path, "object %llu does not grow the stream of thread %u",
-				    (unsigned long long)op->new_obj, s->tid);
 	if (s->size - s->used < MT_WL_OP_MAX && make_room(w, s, e) < 0)
 		return -1;
 	mt_wl_writer_put(w, s, op);
@@ -274,7 +271,7 @@ static void encode_header(uint8_t h[MT_WL_HEADER_SIZE], const struct mt_wl_write
 {
 	memset(h, 0, MT_WL_HEADER_SIZE);
 	memcpy(h + MT_WH_L_MAGIC, MT_WL_MAGIC, 8);
-	mt_put_le16(h + MT_WH_L_VERSION, t->source_stop ? MT_WL_VERSION_STOP : 1);
+	mt_put_le16(h + MT_WH_L_VERSION, MT_WL_VERSION);
 	h[MT_WH_L_ENDIAN] = t->endian ? t->endian : 1;
 	h[MT_WH_L_PTR_SIZE] = w->ptr_size;
 	mt_put_le32(h + MT_WH_L_FLAGS, w->timing ? MT_WLF_TIMING : 0);

@@ -62,6 +62,13 @@ const char *mt_wl_path(const struct mt_wl *w);
 int mt_wl_incomplete(const char *path, uint32_t source_stop, uint64_t source_stop_records,
 		     struct mt_error *msg);
 
+/* The decoding state each stream of a workload starts in: its version says
+ * how new object indices are encoded (wl_format.h). */
+static inline struct mt_op_state mt_wl_first_state(const struct mt_wl_info *in)
+{
+	return (struct mt_op_state){ .new_signed = in->version >= 2 };
+}
+
 /* ---- writer ---- */
 
 /* The writer and its streams are public only so that mt_wl_writer_op can be
@@ -108,18 +115,18 @@ static inline void mt_wl_writer_put(struct mt_wl_writer *w, struct mt_wl_stream 
 		w->calls[op->code]++;
 }
 
-/* mt_wl_writer_op's rare cases: a full buffer, an index that does not grow. */
+/* mt_wl_writer_op's rare case: a full buffer. */
 int mt_wl_writer_op_slow(struct mt_wl_writer *w, int thread, const struct mt_op *op,
 			 struct mt_error *e);
 
-/* Appends op to thread's stream; counts it.  New object indices must grow
- * within a stream.  Inline: one encode straight into the thread's buffer
- * (tens of instructions), with a call only every few thousand ops. */
+/* Appends op to thread's stream; counts it.  Inline: one encode straight
+ * into the thread's buffer (tens of instructions), with a call only every
+ * few thousand ops. */
 static inline int mt_wl_writer_op(struct mt_wl_writer *w, int thread, const struct mt_op *op,
 				  struct mt_error *e)
 {
 	struct mt_wl_stream *s = &w->s[thread];
-	if ((op->new_obj && op->new_obj <= s->st.last_new) || s->size - s->used < MT_WL_OP_MAX)
+	if (s->size - s->used < MT_WL_OP_MAX)
 		return mt_wl_writer_op_slow(w, thread, op, e);
 	mt_wl_writer_put(w, s, op);
 	return 0;

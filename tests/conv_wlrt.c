@@ -5,7 +5,8 @@
  * Usage: conv_wlrt DIR.  Writes workloads under DIR: a round trip of three
  * threads with enough ops to cross many spill chunks (every call type,
  * handoffs, failed calls, timing), then damaged variants whose errors are
- * known, and handoffs that no sync point, or a wrong one, orders.  Exit 0
+ * known, handoffs that no sync point, or a wrong one, orders, object
+ * numbers reused right and wrong, and a version 1 file.  Exit 0
  * when every expectation holds, 1 with the first mismatch.
  */
 #include "config.h"
@@ -107,16 +108,17 @@ static void verify_roundtrip(void)
 	check(in->calls[MT_CALL_MALLOC] == 2 * 3 * ROUNDS && in->calls[MT_CALL_VALLOC] == 1 &&
 	      in->calls[MT_CALL_FREE] == 4 * 3 * ROUNDS + 1, "calls per opcode");
 	check(in->ops == 9 * 3 * ROUNDS + 4, "op count");
-	check(in->version == 1 && in->source_stop == 0,
-	      "a workload of a complete trace is version 1, readable by every reader");
+	check(in->version == MT_WL_VERSION && in->source_stop == 0,
+	      "a workload of a complete trace carries no stop");
 
 	/* Replays generation per thread: thread t's objects are not contiguous,
 	 * so walk the generator in the same global order and compare. */
 	const uint8_t *p[3], *end[3];
-	struct mt_op_state st[3] = { { 0 } };
+	struct mt_op_state st[3];
 	struct mt_op op, ops[16];
 	for (uint32_t t = 0; t < 3; t++) {
 		p[t] = mt_wl_stream(w, t);
+		st[t] = mt_wl_first_state(in);
 		end[t] = p[t] + mt_wl_get_thread(w, t)->length;
 		check(mt_wl_get_thread(w, t)->tid == 100 + t, "tid");
 	}
@@ -295,6 +297,97 @@ static void semantic_errors(void)
 	};
 	write_small("realloc-fail", realloc_fail, 3, 1, 0, 1);
 	expect_open_ok("realloc-fail", "a failed realloc must leave its block live");
+
+	struct top reuse[] = {
+		{ 0, { .code = MT_CALL_MALLOC, .new_obj = 2, .size = 8 } },
+		{ 0, { .code = MT_CALL_MALLOC, .new_obj = 1, .size = 8 } },
+		{ 0, { .code = MT_CALL_FREE, .old_obj = 1 } },
+		{ 0, { .code = MT_CALL_MALLOC, .new_obj = 1, .size = 16 } },
+		{ 0, { .code = MT_CALL_FREE, .old_obj = 2 } },
+		{ 0, { .code = MT_CALL_FREE, .old_obj = 1 } },
+	};
+	write_small("reuse", reuse, 6, 2, 0, 1);
+	expect_open_ok("reuse", "a freed object number may be allocated again");
+
+	struct top reuse_live[] = {
+		{ 0, { .code = MT_CALL_MALLOC, .new_obj = 1, .size = 8 } },
+		{ 0, { .code = MT_CALL_MALLOC, .new_obj = 1, .size = 8 } },
+	};
+	write_small("reuse-live", reuse_live, 2, 1, 0, 1);
+	expect_open_error("reuse-live", "allocates an object still live: 1");
+
+	/* Thread 1 frees #1, then thread 0 takes the number again after a
+	 * wait for thread 2, which orders nothing: a replay could run the
+	 * malloc first (the check plays the free first, and must see it). */
+	struct top reuse_unordered[] = {
+		{ 0, { .code = MT_CALL_MALLOC, .new_obj = 1, .size = 8 } },
+		{ 0, { .code = MT_OP_SIGNAL, .sync = 0 } },
+		{ 0, { .code = MT_OP_WAIT, .sync = 1 } },
+		{ 1, { .code = MT_OP_WAIT, .sync = 0 } },
+		{ 1, { .code = MT_CALL_FREE, .old_obj = 1 } },
+		{ 2, { .code = MT_OP_SIGNAL, .sync = 1 } },
+		{ 0, { .code = MT_CALL_MALLOC, .new_obj = 1, .size = 8 } },
+	};
+	write_small("reuse-unordered", reuse_unordered, 7, 1, 2, 3);
+	expect_open_error("reuse-unordered", "allocates again object 1 with no wait after thread 1's "
+			  "op 1, which freed it");
+	reuse_unordered[5].thread = 1; /* the free is signalled: ordered */
+	write_small("reuse-ordered", reuse_unordered, 7, 1, 2, 3);
+	expect_open_ok("reuse-ordered", "a number freed in another thread may be allocated again "
+		       "after a wait for that free");
+}
+
+/*
+ * A version 1 file, byte by byte as that version's writer made them: two
+ * mallocs, #1 and #2 (the second's new field 1 - 1 = +1, where version 2
+ * would zigzag it), then their frees.  It must open, checked, and decode
+ * to those ops.
+ */
+static void version1(void)
+{
+	static const uint8_t stream[] = { 0x01, 0x01, 24, 0x01, 0x01, 32, 0x02, 0x01, 0x02, 0x00 };
+	uint8_t file[MT_WL_HEADER_SIZE + MT_WL_THREAD_ENTRY + sizeof stream] = { 0 };
+	uint8_t *h = file, *t = file + MT_WL_HEADER_SIZE;
+	memcpy(h + MT_WH_L_MAGIC, MT_WL_MAGIC, 8);
+	mt_put_le16(h + MT_WH_L_VERSION, 1);
+	h[MT_WH_L_ENDIAN] = 1;
+	h[MT_WH_L_PTR_SIZE] = 8;
+	mt_put_le32(h + MT_WH_L_HEADER_SIZE, MT_WL_HEADER_SIZE);
+	mt_put_le32(h + MT_WH_L_THREADS, 1);
+	mt_put_le64(h + MT_WH_L_OBJECTS, 2);
+	mt_put_le64(h + MT_WH_L_OPS, 4);
+	mt_put_le64(h + MT_WH_L_CALLS + 8 * MT_CALL_MALLOC, 2);
+	mt_put_le64(h + MT_WH_L_CALLS + 8 * MT_CALL_FREE, 2);
+	mt_put_le32(t + MT_WT_TID, 9);
+	mt_put_le64(t + MT_WT_OFFSET, MT_WL_HEADER_SIZE + MT_WL_THREAD_ENTRY);
+	mt_put_le64(t + MT_WT_LENGTH, sizeof stream);
+	mt_put_le64(t + MT_WT_OPS, 4);
+	memcpy(t + MT_WL_THREAD_ENTRY, stream, sizeof stream);
+
+	char p[4096];
+	struct mt_error e;
+	snprintf(p, sizeof p, "%s/v1.wl", dir);
+	FILE *f = fopen(p, "wb");
+	check(f && fwrite(file, sizeof file, 1, f) == 1 && fclose(f) == 0, "writing v1.wl");
+	struct mt_wl *w = mt_wl_open(p, 1, &e);
+	check(w != NULL, e.msg);
+	struct mt_op_state st = mt_wl_first_state(mt_wl_get_info(w));
+	const uint8_t *s = mt_wl_stream(w, 0), *end = s + sizeof stream;
+	static const uint64_t want[4][2] = { { 0, 1 }, { 0, 2 }, { 1, 0 }, { 2, 0 } };
+	for (int i = 0; i < 4; i++) {
+		struct mt_op op;
+		check(mt_op_decode(&s, end, &st, &op, 0) == 0, "v1.wl: decode");
+		check(op.old_obj == want[i][0] && op.new_obj == want[i][1], "v1.wl: op differs");
+	}
+	mt_wl_close(w);
+
+	/* Version 1 reserves the stop fields that version 2 fills in. */
+	h[MT_WH_L_SOURCE_STOP] = 1;
+	snprintf(p, sizeof p, "%s/v1-stop.wl", dir);
+	f = fopen(p, "wb");
+	check(f && fwrite(file, sizeof file, 1, f) == 1 && fclose(f) == 0, "writing v1-stop.wl");
+	check(mt_wl_open(p, 1, &e) == NULL && strstr(e.msg, "reserved bytes are not zero"),
+	      "version 1 with a stop must be refused");
 }
 
 /*
@@ -418,13 +511,11 @@ int main(int argc, char **argv)
 	static const uint8_t one[] = { 1 };
 	expect_damage("reserved", MT_WL_HEADER_SIZE - 1, one, 1, -1,
 		      "corrupt header: reserved bytes are not zero");
-	/* Version 1 reserves the stop fields; version 2 only their padding. */
-	expect_damage("v1-stop", MT_WH_L_SOURCE_STOP, one, 1, -1,
-		      "corrupt header: reserved bytes are not zero");
 	check_stop_fields();
 	expect_damage("threadflags", MT_WL_HEADER_SIZE + MT_WL_THREAD_ENTRY + MT_WT_FLAGS, one, 1, -1,
 		      "thread 1 (tid 101): flags 0x1, none is defined");
 	semantic_errors();
 	causality_errors();
+	version1();
 	return 0;
 }

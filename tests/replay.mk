@@ -5,6 +5,7 @@
 # is a C test of the statistics; run_ops checks the op decoder's fast path
 # against the general one; run_probe.so reports trace_run's mallopt,
 # malloc_trim and GLIBC_TUNABLES as glibc saw them;
+# run_count.so counts the allocator calls of the replay's threads;
 # run_stall.so is an allocator that hangs on one size (for the watchdog) and
 # hands out a short block on another (touch must stay inside the block).
 check_PROGRAMS += tests/run_synth
@@ -24,6 +25,9 @@ TESTS += tests/run_ops
 check_LTLIBRARIES += tests/run_probe.la
 tests_run_probe_la_SOURCES = tests/run_probe.c
 tests_run_probe_la_LDFLAGS = $(LOADABLE_LDFLAGS)
+check_LTLIBRARIES += tests/run_count.la
+tests_run_count_la_SOURCES = tests/run_count.c
+tests_run_count_la_LDFLAGS = $(LOADABLE_LDFLAGS)
 check_LTLIBRARIES += tests/run_stall.la
 tests_run_stall_la_SOURCES = tests/run_stall.c tests/run_stall.h
 tests_run_stall_la_LDFLAGS = $(LOADABLE_LDFLAGS)
@@ -33,6 +37,6 @@ RUN_TESTS = \
 	tests/t-run-bad.sh tests/t-run-watchdog.sh tests/t-run-options.sh \
 	tests/t-run-allocators.sh tests/t-run-real.sh tests/t-run-huge.sh tests/t-run-order.sh \
 	tests/t-run-real-mt.sh tests/t-run-threads.sh \
-	tests/t-run-effects.sh tests/t-run-timer.sh tests/t-run-repeat.sh
+	tests/t-run-effects.sh tests/t-run-timer.sh tests/t-run-repeat.sh tests/t-run-footprint.sh
 TESTS += $(RUN_TESTS)
 EXTRA_DIST += $(RUN_TESTS) tests/run_lib.sh

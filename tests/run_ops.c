@@ -3,7 +3,8 @@
  * lib/wl_format.h) against the general decoder, which trace_run falls back
  * to whenever the fast path declines.
  *
- * For every opcode and head-byte flag, with and without timing, values at
+ * For every opcode and head-byte flag, with and without timing, in both
+ * encodings of new objects (version 1, version 2's zigzag), values at
  * the varint length edges, followed by more bytes of either kind or cut
  * short, the fast path must either decode exactly what mt_op_decode does
  * (position, state, delta, object, size), or decline and touch nothing.
@@ -20,18 +21,19 @@ static const uint64_t values[] = { 0, 1, 127, 128, 16383, 16384, UINT32_MAX, UIN
 #define NVALUES (sizeof values / sizeof values[0])
 
 static unsigned cases, fast;
+static int new_signed; /* the workload version's encoding of new objects */
 
 /* Decodes [b, b + n) both ways, from state last_new. */
 static void compare(const uint8_t *b, size_t n, uint64_t last_new, int timing)
 {
-	struct mt_op_state s1 = { last_new }, s2 = { last_new };
+	struct mt_op_state s1 = { last_new, new_signed }, s2 = { last_new, new_signed };
 	const uint8_t *p1 = b, *p2 = b, *end = b + n;
 	uint64_t delta = 7, obj = 7, size = 7;
 	struct mt_op op;
 	unsigned code = mt_op_decode_common(&p1, end, &s1, timing, &delta, &obj, &size);
 	int rc = mt_op_decode(&p2, end, &s2, &op, timing);
 	int made_for = rc == 0 && op.flags == 0 &&
-		       (op.code == MT_CALL_MALLOC || (op.code == MT_CALL_FREE && op.old_obj));
+		       ((op.code == MT_CALL_MALLOC && op.new_obj) || (op.code == MT_CALL_FREE && op.old_obj));
 	int room = n > MT_WL_OP_MAX;
 
 	cases++;
@@ -63,7 +65,7 @@ static void compare(const uint8_t *b, size_t n, uint64_t last_new, int timing)
 static void encoded(const struct mt_op *op, uint64_t last_new, int timing)
 {
 	uint8_t b[2 * MT_WL_OP_MAX];
-	struct mt_op_state s = { last_new };
+	struct mt_op_state s = { last_new, new_signed };
 	size_t n = mt_op_encode(b, &s, op, timing);
 	memset(b + n, 0, sizeof b - n);
 	compare(b, sizeof b, last_new, timing);
@@ -75,23 +77,25 @@ static void encoded(const struct mt_op *op, uint64_t last_new, int timing)
 
 int main(void)
 {
-	for (int timing = 0; timing <= 1; timing++)
-		for (unsigned code = 0; code < MT_WL_OPCODES; code++)
-			for (unsigned flags = 0; flags <= 0xe0; flags += 0x20)
-				for (size_t a = 0; a < NVALUES; a++)
-					for (size_t v = 0; v < NVALUES; v++) {
-						struct mt_op op = {
-							.code = (uint8_t)code, .flags = (uint8_t)flags,
-							.delta_ns = timing ? values[a] : 0,
-							.old_obj = values[v], .new_obj = 1000 + values[v],
-							.align = 16, .nmemb = 3, .size = values[a],
-							.sync = values[v],
-						};
-						encoded(&op, 1000, timing);
-						encoded(&op, 0, timing);
-						op.old_obj = 0; /* index 0 is NULL: the general path's */
-						encoded(&op, 1000, timing);
-					}
+	for (new_signed = 0; new_signed <= 1; new_signed++)
+		for (int timing = 0; timing <= 1; timing++)
+			for (unsigned code = 0; code < MT_WL_OPCODES; code++)
+				for (unsigned flags = 0; flags <= 0xe0; flags += 0x20)
+					for (size_t a = 0; a < NVALUES; a++)
+						for (size_t v = 0; v < NVALUES; v++) {
+							struct mt_op op = {
+								.code = (uint8_t)code, .flags = (uint8_t)flags,
+								.delta_ns = timing ? values[a] : 0,
+								.old_obj = values[v], .new_obj = 1000 + values[v],
+								.align = 16, .nmemb = 3, .size = values[a],
+								.sync = values[v],
+							};
+							encoded(&op, 1000, timing);
+							encoded(&op, 0, timing);
+							encoded(&op, 1u << 20, timing); /* a reused, lower one */
+							op.old_obj = 0; /* index 0 is NULL: the general path's */
+							encoded(&op, 1000, timing);
+						}
 	/* A varint longer than ten bytes is no op either way. */
 	uint8_t runaway[2 * MT_WL_OP_MAX];
 	memset(runaway, 0xff, sizeof runaway);

@@ -37,6 +37,11 @@
  *   busy       N threads (default 2000), each a malloc and its free
  *   bench      one thread, N (default 1000000) calls of mixed sizes, a
  *              working set of 1000 blocks, for bench/trace_run.sh
+ *   churn      one thread, N (default 10000000) short-lived blocks, 16 live
+ *              at a time, their object numbers reused as trace2wl reuses
+ *              them (the number a free gave back goes to the next malloc)
+ *   hold       one thread, N bytes (default 50 MiB) in blocks of 4 KiB,
+ *              all live at once, then freed
  *
  * After writing it prints what a correct replay must report, one
  * "name value" per line: ideal_peak, objects, syncs and the count of every
@@ -362,6 +367,43 @@ static void bench(struct synth *s, uint64_t n)
 	}
 }
 
+/* malloc(size) as object obj, a number freed before. */
+static void m_again(struct synth *s, int t, uint64_t obj, uint64_t size)
+{
+	struct mt_op o = { .code = MT_CALL_MALLOC, .new_obj = obj, .size = size };
+	s->size[obj] = size;
+	live_add(s, (int64_t)size);
+	op(s, t, &o);
+}
+
+static void churn(struct synth *s, uint64_t n)
+{
+	enum { LIVE = 16 };
+	int t = thread(s, 1700);
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t size = 16 + i % 200;
+		if (i < LIVE) {
+			m(s, t, size);
+			continue;
+		}
+		f(s, t, i % LIVE + 1);
+		m_again(s, t, i % LIVE + 1, size);
+	}
+	for (uint64_t k = 1; k <= LIVE && k <= n; k++)
+		f(s, t, k);
+}
+
+static void hold(struct synth *s, uint64_t bytes)
+{
+	enum { BLOCK = 4096 };
+	int t = thread(s, 1800);
+	uint64_t first = s->next_obj + 1, blocks = bytes / BLOCK;
+	for (uint64_t i = 0; i < blocks; i++)
+		m(s, t, BLOCK);
+	for (uint64_t i = 0; i < blocks; i++)
+		f(s, t, first + i);
+}
+
 static void run(struct synth *s, const char *name, uint64_t n)
 {
 	if (!strcmp(name, "basic")) basic(s);
@@ -384,6 +426,8 @@ static void run(struct synth *s, const char *name, uint64_t n)
 	else if (!strcmp(name, "threads")) many(s, n ? n : 20000, 0);
 	else if (!strcmp(name, "busy")) many(s, n ? n : 2000, 1);
 	else if (!strcmp(name, "bench")) bench(s, n ? n : 1000000);
+	else if (!strcmp(name, "churn")) churn(s, n ? n : 10000000);
+	else if (!strcmp(name, "hold")) hold(s, n ? n : 50u << 20);
 	else {
 		fprintf(stderr, "run_synth: unknown scenario '%s'\n", name);
 		exit(2);

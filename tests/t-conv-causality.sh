@@ -210,7 +210,7 @@ expect_dump skewfree <<'D'
 # thread 1 tid 2, 3 ops
 2  wait 0
 2  free(#1)
-2  malloc(1) = #2
+2  malloc(1) = #1
 D
 
 # A free stamped 1 ns before the allocation it frees (two cores' clocks) is
@@ -232,14 +232,14 @@ expect_dump overtake <<'D'
 1  wait 1
 1  free(#2)
 1  free(#1)
-1  malloc(48) = #3
+1  malloc(48) = #1
 1  signal 2
 # thread 1 tid 2, 5 ops
 2  wait 0
 2  malloc(16) = #2
 2  signal 1
 2  wait 2
-2  free(#3)
+2  free(#1)
 D
 expect_eq "overtake summary" "trace2wl: 2 threads, 6 calls, 0 blocks never freed, 0 unknown frees" \
 	"$(sed 's/ -> .*//' overtake.sum)"
@@ -264,14 +264,14 @@ expect_dump preempted <<'D'
 1  malloc(16) = #1
 1  signal 0
 1  wait 2
-1  free(#6)
+1  free(#5)
 # thread 1 tid 2, 7 ops
 2  wait 0
 2  malloc(8) = #2
 2  signal 1
 2  malloc(32) = #5
 2  free(#5)
-2  malloc(48) = #6
+2  malloc(48) = #5
 2  signal 2
 # thread 2 tid 3, 3 ops
 3  wait 1

@@ -91,8 +91,8 @@ mtrace-dump --stats --json whole.trace.* 2>whole.dump.err | grep -q '"stopped_ea
 	fail "a complete trace says it stopped early"
 [ ! -s whole.dump.err ] || fail "a complete trace warns: $(cat whole.dump.err)"
 trace2wl whole.wl whole.trace.* >/dev/null 2>whole.conv.err || fail "$(cat whole.conv.err)"
-trace2wl --stats --json whole.wl | grep -q '"version":1,.*"stopped_early":null' ||
-	fail "the workload of a complete trace is not version 1 without a stop"
+trace2wl --stats --json whole.wl | grep -q '"version":2,.*"stopped_early":null' ||
+	fail "the workload of a complete trace says it stopped early"
 
 # A window that cannot be mapped (rec_failsys.so makes the fourth fail):
 # the same, with the claimed space given back, so the trace ends with its

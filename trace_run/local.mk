@@ -11,7 +11,7 @@ trace_run_trace_run_SOURCES = \
 	trace_run/replay.h trace_run/replay_internal.h trace_run/replay.c \
 	trace_run/replay_loop.c trace_run/sync.h \
 	trace_run/survey.c trace_run/clock.c \
-	trace_run/monitor.c \
+	trace_run/monitor.c trace_run/rss.c trace_run/stream.c \
 	trace_run/timer.h trace_run/timer.c \
 	trace_run/hist.h trace_run/hist.c \
 	trace_run/report.h trace_run/report.c

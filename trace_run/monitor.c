@@ -1,8 +1,10 @@
 /*
- * monitor.c - the thread that watches a replay: RSS samples and the watchdog.
+ * monitor.c - the thread that watches a replay: RSS samples, the watchdog
+ * and the progress line.
  *
- * Every --sample-ms it reads /proc/self/statm and the replay counters, and
- * writes a --timeline row.  The same look tells it whether the replay is
+ * Every millisecond it raises the RSS peak (rss.c).  Every --sample-ms it
+ * reads /proc/self/statm and the replay counters, and writes a --timeline
+ * row.  The same look tells it whether the replay is
  * moving: if no thread finished an op for --watchdog seconds and none is
  * pacing, some thread waits for a sync point nobody will signal (a cycle the
  * load-time check cannot see), so it names the stuck threads and ends the
@@ -87,47 +89,10 @@ static struct progress look(const struct rt_replay *r, uint64_t now, uint64_t li
 	return p;
 }
 
-void rt_statm(const struct rt_replay *r, uint64_t *vmsize_kb, uint64_t *vmrss_kb)
-{
-	char buf[128];
-	unsigned long long size = 0, rss = 0;
-	ssize_t n = pread(r->statm_fd, buf, sizeof buf - 1, 0);
-	if (n > 0) {
-		buf[n] = 0;
-		sscanf(buf, "%llu %llu", &size, &rss);
-	}
-	*vmsize_kb = size * (r->page / 1024);
-	*vmrss_kb = rss * (r->page / 1024);
-}
-
-/*
- * The resident set, to the page, from /proc/self/smaps_rollup (which walks
- * the page tables): statm and getrusage read the kernel's running counters,
- * which lag by up to 64 pages per processor (256 KB here), as much as a
- * small replay's allocator holds.  Too slow for the sampler, right for the
- * two readings around a replay.  statm's figure where the file is missing.
- */
-uint64_t rt_rss_exact(const struct rt_replay *r)
-{
-	char line[256];
-	unsigned long long kb = 0;
-	int found = 0;
-	FILE *f = fopen("/proc/self/smaps_rollup", "re");
-	while (f && !found && fgets(line, sizeof line, f))
-		found = sscanf(line, "Rss: %llu kB", &kb) == 1;
-	if (f)
-		fclose(f);
-	if (found)
-		return kb;
-	uint64_t size, rss;
-	rt_statm(r, &size, &rss);
-	return rss;
-}
-
 static void sample(struct rt_replay *r, uint64_t calls)
 {
-	uint64_t size, rss;
-	rt_statm(r, &size, &rss);
+	uint64_t size, rss, anon;
+	rt_statm(r, &size, &rss, &anon);
 	r->samples++;
 	if (!r->timeline)
 		return;
@@ -136,6 +101,22 @@ static void sample(struct rt_replay *r, uint64_t calls)
 		(unsigned long long)((rt_clock_ns() - r->start_ns) / 1000000u),
 		(unsigned long long)rss, (unsigned long long)size, (long long)(ideal / 1024),
 		(unsigned long long)calls);
+}
+
+/* "trace_run: 45% (18,200,000 of 40,500,000 calls), 3 s left", over
+ * itself, once a second once the replay has run a second; written with
+ * write(2) from a buffer on the stack, so the allocator sees no call. */
+static void progress(struct rt_replay *r, uint64_t calls, uint64_t now, int last)
+{
+	char line[160] = "\r\033[K"; /* at the end: the line wiped */
+	uint64_t ran = now - r->start_ns, total = r->total_calls ? r->total_calls : 1;
+	uint64_t left = calls ? (uint64_t)((double)ran * (double)(total - calls) / (double)calls) : 0;
+	int n = last ? 4 : snprintf(line, sizeof line, "\rtrace_run: %3u%% (%llu of %llu calls), "
+				    "%llu s left ", (unsigned)(100 * calls / total),
+				    (unsigned long long)calls, (unsigned long long)total,
+				    (unsigned long long)(left / 1000000000u));
+	if (n > 0 && write(2, line, (size_t)n) != n)
+		r->progress = 0; /* stderr went away: no more tries */
 }
 
 /* One line naming every unfinished thread and what it waits for. */
@@ -176,21 +157,29 @@ static void stuck(struct rt_replay *r, unsigned secs, uint64_t now)
 	_exit(3);
 }
 
+/*
+ * Wakes every millisecond for the RSS peak (rss.c), and every --sample-ms
+ * for a sample and a look at the threads; every second, with a terminal
+ * on stderr, for the progress line.
+ */
 void *rt_monitor_main(void *arg)
 {
 	struct rt_replay *r = arg;
-	const uint64_t step_ns = (uint64_t)r->o->sample_ms * 1000000u;
+	const uint64_t step_ns = 1000000u, sample_ns = (uint64_t)r->o->sample_ms * 1000000u;
 	const uint64_t limit_ns = (uint64_t)r->o->watchdog_s * 1000000000u;
-	struct timespec ts = { (time_t)(step_ns / 1000000000u), (long)(step_ns % 1000000000u) };
-	uint64_t last_ops = 0, still_since;
+	struct timespec ts = { 0, (long)step_ns };
+	uint64_t last_ops = 0, still_since, next_sample, next_progress;
+	int shown = 0;
 
 	rt_sync_wait(&r->go, 0);
 	if (atomic_load(&r->abandon))
 		return NULL;
 	still_since = r->start_ns;
+	next_sample = r->start_ns + sample_ns;
+	next_progress = r->start_ns + 1000000000u;
 	sample(r, 0);
 	for (;;) {
-		/* Sleeps one interval, or less when the replay ends; once it has
+		/* Sleeps one step, or less when the replay ends; once it has
 		 * ended, one last sample shows every call done.  The flag is read
 		 * again after the sleep, so the sample the end woke is that last
 		 * one, not one more before it. */
@@ -200,8 +189,19 @@ void *rt_monitor_main(void *arg)
 				&ts, NULL, 0);
 			last = atomic_load_explicit(&r->stop, memory_order_acquire);
 		}
+		rt_rss_sample(r);
 		uint64_t now = rt_clock_ns();
+		if (!last && now < next_sample && now < next_progress)
+			continue;
 		struct progress p = look(r, now, limit_ns);
+		if (r->progress && (now >= next_progress || (last && shown))) {
+			progress(r, p.calls, now, last);
+			next_progress = now + 1000000000u;
+			shown = 1;
+		}
+		if (!last && now < next_sample)
+			continue;
+		next_sample = now + sample_ns;
 		sample(r, p.calls);
 		if (last)
 			break;
@@ -212,5 +212,5 @@ void *rt_monitor_main(void *arg)
 			stuck(r, r->o->watchdog_s, now);
 		}
 	}
-	return NULL;
+	rt_sync_retire(&r->done);
 }

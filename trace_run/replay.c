@@ -4,9 +4,12 @@
  * Everything the replay threads touch is built here first, from mmap and
  * pre-faulted (and locked where RLIMIT_MEMLOCK allows), so that neither page
  * faults on the replayer's tables nor the replayer's own allocations show up
- * in the allocator's figures.  What is resident at that point is reported
- * as the replayer's memory.  Then all threads are released at once, the
- * clock runs until the last one is joined, and the per-thread statistics
+ * in the allocator's figures, and the allocator has kept none of trace_run's
+ * memory to serve the replay from.  The object table has a slot per object
+ * number, which workloads of version 2 reuse (so it is as large as the
+ * live set); the streams are read in windows (stream.c).  What is resident
+ * at that point is reported as the replayer's memory.  Then all threads are released at once, the
+ * clock runs until the last one is done, and the per-thread statistics
  * are merged.
  */
 #include "config.h"
@@ -148,9 +151,10 @@ static int stats(struct rt_replay *r, struct tables *tb, struct mt_error *e)
 	return 0;
 }
 
-/* The replay threads of the first n that were started: a thread whose
- * stream is empty has nothing to do, and gets no stack (a workload of
- * 20,000 such threads would otherwise hold ~170 MB of them). */
+/* The replay threads of the first n that were started, after a failed
+ * start (a replay that ran has them retire instead, see run).  A thread
+ * whose stream is empty has nothing to do, and gets no stack (a workload
+ * of 20,000 such threads would otherwise hold ~170 MB of them). */
 static void join(struct rt_replay *r, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++)
@@ -159,22 +163,25 @@ static void join(struct rt_replay *r, uint32_t n)
 }
 
 /*
- * Creates the monitor and every replay thread with ops, parked on r->go.
- * If one cannot be created, those that were are released with r->abandon
- * set, so they return at once, and joined.
+ * Creates the monitor and every replay thread with ops, parked on r->go;
+ * *started counts the replay threads.  If one cannot be created, those
+ * that were are released with r->abandon set, so they return at once, and
+ * joined.
  */
-static int spawn(struct rt_replay *r, pthread_t *monitor, struct mt_error *e)
+static int spawn(struct rt_replay *r, uint32_t *started, struct mt_error *e)
 {
+	pthread_t monitor;
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, THREAD_STACK);
 	uint32_t n = 0;
-	int err = pthread_create(monitor, &attr, rt_monitor_main, r);
+	int err = pthread_create(&monitor, &attr, rt_monitor_main, r);
 	int have_monitor = !err;
 	while (!err && n < r->info->threads) {
 		struct rt_thread *t = &r->threads[n];
 		if (t->stream != t->end) {
 			err = pthread_create(&t->pthread, &attr, rt_thread_main, t);
+			*started += !err;
 		} else {
 			atomic_store(&t->at, RT_AT_NONE);
 			atomic_store(&t->state, RT_FINISHED);
@@ -190,7 +197,7 @@ static int spawn(struct rt_replay *r, pthread_t *monitor, struct mt_error *e)
 	rt_sync_signal(&r->go);
 	join(r, n);
 	if (have_monitor)
-		pthread_join(*monitor, NULL);
+		pthread_join(monitor, NULL);
 	return -1;
 }
 
@@ -222,30 +229,35 @@ static void collect(const struct rt_replay *r, struct rt_result *res)
 	res->idle_cut_ns = r->idle_cut_ns;
 }
 
-/* Releases the parked threads, times the replay, joins everything. */
-static void run(struct rt_replay *r, pthread_t monitor, struct rt_result *res)
+/* Releases the parked threads and times the replay until every replay
+ * thread, then the monitor, has retired (rt_sync_retire): n of them with
+ * streams. */
+static void run(struct rt_replay *r, uint32_t n, struct rt_result *res)
 {
 	const enum rt_timer_source timer = r->timer.source;
 	struct rusage ru0, ru1;
 
+	uint64_t size_kb, rss_kb;
+	rt_statm(r, &size_kb, &rss_kb, &r->anon_base_kb);
+	atomic_store(&r->anon_peak_kb, r->anon_base_kb);
 	getrusage(RUSAGE_SELF, &ru0);
 	r->start_ns = rt_clock_ns();
 	uint64_t t0 = rt_now(timer);
 	rt_sync_signal(&r->go);
-	join(r, r->info->threads);
+	rt_sync_count_wait(&r->done, n);
 	uint64_t t1 = rt_now(timer);
 	uint64_t end_ns = rt_clock_ns();
 	getrusage(RUSAGE_SELF, &ru1);
 	atomic_store_explicit(&r->stop, 1, memory_order_release);
 	rt_futex(&r->stop, FUTEX_WAKE, 1);
-	pthread_join(monitor, NULL);
+	rt_sync_count_wait(&r->done, n + 1);
 
 	res->elapsed = t1 - t0;
 	res->wall_usec = (end_ns - r->start_ns) / 1000u;
 	res->user_usec = usec(ru1.ru_utime) - usec(ru0.ru_utime);
 	res->sys_usec = usec(ru1.ru_stime) - usec(ru0.ru_stime);
-	res->maxrss_start_kb = ru0.ru_maxrss;
-	res->maxrss_end_kb = ru1.ru_maxrss;
+	res->maxrss_start_kb = (long)r->anon_base_kb;
+	res->maxrss_end_kb = (long)atomic_load(&r->anon_peak_kb);
 }
 
 int rt_replay_run(const char *path, const struct rt_opts *o, struct rt_result *res,
@@ -254,7 +266,7 @@ int rt_replay_run(const char *path, const struct rt_opts *o, struct rt_result *r
 	struct rt_replay r = { .o = o, .statm_fd = -1, .page = (size_t)sysconf(_SC_PAGESIZE) };
 	struct tables tb = { 0 };
 	const char *why;
-	pthread_t monitor;
+	uint32_t started = 0;
 	int rc = 1;
 
 	memset(res, 0, sizeof *res);
@@ -273,14 +285,18 @@ int rt_replay_run(const char *path, const struct rt_opts *o, struct rt_result *r
 		goto out;
 	}
 	clock_setup(&r);
+	r.progress = isatty(2);
+	for (unsigned c = MT_CALL_MALLOC; c <= MT_CALL_FREE_ALIGNED_SIZED; c++)
+		r.total_calls += r.info->calls[c];
 	if (emulations(&r, e) || build(&r, &tb, e) || rt_survey(&r, e) || stats(&r, &tb, e) ||
 	    rt_monitor_open(&r, e))
 		goto out;
+	rt_stream_setup(&r);
 	res->emulated = r.foreign;
-	if (spawn(&r, &monitor, e))
+	if (spawn(&r, &started, e))
 		goto out;
 	res->replayer_kb = rt_rss_exact(&r);
-	run(&r, monitor, res);
+	run(&r, started, res);
 	uint64_t after_kb = rt_rss_exact(&r);
 	res->held_kb = after_kb > res->replayer_kb ? after_kb - res->replayer_kb : 0;
 	collect(&r, res);

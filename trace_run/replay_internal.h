@@ -60,6 +60,8 @@ struct rt_thread {
 	enum rt_touch touch;
 	size_t page;
 	const uint8_t *stream, *end;
+	size_t window;          /* stream bytes held ahead, see stream.c */
+	int64_t rss_next;       /* ideal bytes at which it reads the RSS again */
 	uint32_t index, tid;
 	pthread_t pthread;
 	uint64_t failed_now, recorded_failed_ok;
@@ -91,6 +93,7 @@ struct rt_replay {
 	_Atomic uint32_t go;       /* released: the threads start together */
 	_Atomic uint32_t stop;     /* replay over: the monitor takes a last sample */
 	_Atomic int abandon;       /* set before go when setup failed: return at once */
+	_Atomic uint32_t done;     /* threads retired, see rt_sync_retire */
 	/* The one shared counter on the replay path: a relaxed atomic add per
 	 * allocation and free (measured in bench/trace_run.sh), so the peak is
 	 * exact in any interleaving without a lock. */
@@ -101,9 +104,18 @@ struct rt_replay {
 	 * on.  Written only when a thread starts or stops waiting. */
 	_Alignas(64) _Atomic uint64_t wake_at;
 	_Atomic uint32_t clock_seq;
+	/* Anonymous resident memory (statm's resident less shared: the
+	 * allocator's memory, not the stream windows mapped from the file),
+	 * in Kb: before the clock, and its peak during the replay, raised by
+	 * the monitor every millisecond and by a replay thread whenever the
+	 * ideal RSS reaches a new peak (rss.c). */
+	_Alignas(64) _Atomic uint64_t anon_peak_kb;
+	uint64_t anon_base_kb;
 	_Alignas(64) uint64_t samples;
 	FILE *timeline;            /* --timeline, or NULL */
 	int statm_fd;              /* /proc/self/statm, read by the monitor */
+	int progress;              /* stderr is a terminal: the monitor shows progress */
+	uint64_t total_calls;      /* calls in the workload, for the progress line */
 };
 
 void *rt_thread_main(void *arg);
@@ -127,8 +139,24 @@ int rt_monitor_open(struct rt_replay *r, struct mt_error *e);
 /* Closes what rt_monitor_open opened; -1 with e set if the timeline could
  * not be written in full. */
 int rt_monitor_close(struct rt_replay *r, struct mt_error *e);
-/* This process's size and resident set now, from /proc/self/statm. */
-void rt_statm(const struct rt_replay *r, uint64_t *vmsize_kb, uint64_t *vmrss_kb);
+/* This process's size, resident set and anonymous resident set now, from
+ * /proc/self/statm (rss.c): no allocation, so a replay thread may call it. */
+void rt_statm(const struct rt_replay *r, uint64_t *vmsize_kb, uint64_t *vmrss_kb,
+	      uint64_t *anon_kb);
+/* Raises the anonymous RSS peak to what statm says now (rss.c). */
+void rt_rss_sample(struct rt_replay *r);
+/* A replay thread whose call took the ideal RSS to a new peak of ideal
+ * bytes at or past t->rss_next: reads the RSS, and sets the next such
+ * point 1/64 higher (rss.c).  Out of line: a few hundred times a replay. */
+void rt_rss_at_ideal_peak(struct rt_thread *t, int64_t ideal);
+
+/* The stream windows (stream.c): the first one mapped in before the
+ * clock, and, at the end of each, the pages behind let go of and the next
+ * window mapped in, outside the timed region. */
+void rt_stream_setup(struct rt_replay *r);
+/* Where the window that starts at p ends. */
+const uint8_t *rt_stream_stop(const struct rt_thread *t, const uint8_t *p);
+const uint8_t *rt_stream_next(struct rt_thread *t, const uint8_t *held, const uint8_t *p);
 /* This process's resident set now, exact (slow: walks the page tables). */
 uint64_t rt_rss_exact(const struct rt_replay *r);
 

@@ -21,9 +21,12 @@
  * recorded times, each op whose time moved also stores the thread's
  * position on the shared clock and loads one shared word (clock.c);
  * without the shared clock or --pace, recorded times cost only their
- * decoding.  No allocation, no lock, no system call; the work of --touch,
- * --trim-every, --pace and the clock's waits is outside the timed region,
- * and but for pace() out of line.
+ * decoding.  Before each fast-path call, a prefetch of the next op's slot
+ * (~10 instructions).  No allocation, no lock; system calls only at a
+ * stream window's end (stream.c, once per ~1 M calls) and where the ideal
+ * RSS reaches a new peak 1/64 above the last (rss.c, a few hundred times a
+ * replay).  That work, --touch, --trim-every, --pace and the clock's waits
+ * are outside the timed region, and but for pace() out of line.
  */
 #include "config.h"
 
@@ -77,10 +80,12 @@ static inline void touch(struct rt_thread *t, void *p, uint64_t n)
  * The live requested bytes and their peak.  With one replay thread a plain
  * load and store (relaxed atomics, so the monitor may read them) is exact
  * and costs ~1 ns, inline; with more, a locked add (~5-8 ns uncontended)
- * keeps the peak exact in any interleaving without a lock.
+ * keeps the peak exact in any interleaving without a lock.  A new peak 1/64
+ * above the last one read at has the RSS read there too (rss.c).
  */
-static __attribute__((noinline)) void ideal_add_shared(struct rt_replay *r, int64_t d)
+static __attribute__((noinline)) void ideal_add_shared(struct rt_thread *t, int64_t d)
 {
+	struct rt_replay *r = t->r;
 	int64_t now = atomic_fetch_add_explicit(&r->ideal_live, d, memory_order_relaxed) + d;
 	if (d < 0)
 		return;
@@ -89,29 +94,34 @@ static __attribute__((noinline)) void ideal_add_shared(struct rt_replay *r, int6
 								   memory_order_relaxed,
 								   memory_order_relaxed))
 		;
+	if (now > peak && now >= t->rss_next)
+		rt_rss_at_ideal_peak(t, now);
 }
 
-static inline void ideal_add(const struct rt_thread *t, int64_t d)
+static inline void ideal_add(struct rt_thread *t, int64_t d)
 {
 	struct rt_replay *r = t->r;
 	if (!t->single) {
-		ideal_add_shared(r, d);
+		ideal_add_shared(t, d);
 		return;
 	}
 	int64_t now = atomic_load_explicit(&r->ideal_live, memory_order_relaxed) + d;
 	atomic_store_explicit(&r->ideal_live, now, memory_order_relaxed);
-	if (now > atomic_load_explicit(&r->ideal_peak, memory_order_relaxed))
+	if (now > atomic_load_explicit(&r->ideal_peak, memory_order_relaxed)) {
 		atomic_store_explicit(&r->ideal_peak, now, memory_order_relaxed);
+		if (now >= t->rss_next)
+			rt_rss_at_ideal_peak(t, now);
+	}
 }
 
 /* ideal_add for n bytes that go away, which cannot raise the peak: on a
  * free the peak's load and compare would be the last links of the chain
  * of loads the next timer read waits for. */
-static inline void ideal_drop(const struct rt_thread *t, uint64_t n)
+static inline void ideal_drop(struct rt_thread *t, uint64_t n)
 {
 	struct rt_replay *r = t->r;
 	if (!t->single) {
-		ideal_add_shared(r, -(int64_t)n);
+		ideal_add_shared(t, -(int64_t)n);
 		return;
 	}
 	atomic_store_explicit(&r->ideal_live,
@@ -368,6 +378,32 @@ static __attribute__((noinline)) void replay_call(struct rt_thread *t, const str
 		alloc_done(t, op->new_obj, out, req);
 }
 
+/*
+ * Starts loading the object table slot of the op at p, the next one, while
+ * this one's call runs.  With a live set of millions of blocks (CPython's
+ * 3 M: a 48 MB table) a free's slot is often out of cache, and RDTSCP
+ * waits for that load before the call's timing starts, so the miss counts
+ * as the replayer's own time.  Both ops of the fast path carry their
+ * object after the head byte and the delta, relative to last_new
+ * (zigzagged, version 2); the delta and object are read as up to two-byte
+ * varints, and a guess that is wrong (a longer varint, another op) starts
+ * a load of a line of the table nobody needs, never a fault: ~10
+ * instructions a call.
+ */
+static inline void prefetch_slot(const struct rt_thread *t, const uint8_t *p, const uint8_t *end,
+				 uint64_t last_new, int timing, uint64_t objects)
+{
+	if (end - p < 8)
+		return;
+	p++;
+	if (timing)
+		p += p[0] < 0x80 ? 1 : p[1] < 0x80 ? 2 : 3;
+	uint64_t v = p[0] < 0x80 ? p[0] : (uint64_t)(p[0] & 0x7f) | (uint64_t)(p[1] & 0x7f) << 7;
+	uint64_t obj = last_new + (uint64_t)mt_unzigzag(v);
+	if (obj <= objects)
+		__builtin_prefetch(&t->slots[obj], 1);
+}
+
 /* replay_call for what mt_op_decode_common decodes: a malloc that
  * returned a block when recorded, and a free of a block. */
 static inline void replay_malloc(struct rt_thread *t, uint64_t obj, uint64_t size,
@@ -509,8 +545,9 @@ void *rt_thread_main(void *arg)
 	/* calls until the next malloc_trim; never reached without --trim-every */
 	uint64_t until_trim = trim_every ? trim_every : UINT64_MAX;
 	const int timing = (r->info->flags & MT_WLF_TIMING) != 0;
+	const uint64_t objects = r->info->objects;
 	const unsigned spins = r->spins;
-	struct mt_op_state st = { 0 };
+	struct mt_op_state st = mt_wl_first_state(r->info);
 	struct mt_op op;
 	struct timeline tl = { .clocked = r->window_ns != 0, .pacing = r->o->pace };
 	uint64_t calls = 0, syncs = 0;
@@ -522,42 +559,49 @@ void *rt_thread_main(void *arg)
 	if (atomic_load(&r->abandon))
 		return NULL;
 	const uint8_t *const end = t->end;
-	for (const uint8_t *p = t->stream; p < end;) {
-		const uint8_t *at = p;
-		uint64_t delta, obj, size;
-		unsigned code = mt_op_decode_common(&p, end, &st, timing, &delta, &obj, &size);
-		if (code) {
-			if (tl.used && delta)
-				advance(t, &tl, delta);
-			if (code == MT_CALL_MALLOC)
-				replay_malloc(t, obj, size, timer, overhead);
-			else
-				replay_free(t, obj, timer, overhead);
-			call_done(t, &calls, &until_trim, trim_every);
-			continue;
+	const uint8_t *held = t->stream, *p = t->stream;
+	/* The stream a window at a time (stream.c): at the end of each, the
+	 * pages behind are let go of and the next window mapped in. */
+	for (; p < end; held = rt_stream_next(t, held, p)) {
+		const uint8_t *const stop = rt_stream_stop(t, p);
+		while (p < stop) {
+			const uint8_t *at = p;
+			uint64_t delta, obj, size;
+			unsigned code = mt_op_decode_common(&p, end, &st, timing, &delta, &obj, &size);
+			if (code) {
+				prefetch_slot(t, p, end, st.last_new, timing, objects);
+				if (tl.used && delta)
+					advance(t, &tl, delta);
+				if (code == MT_CALL_MALLOC)
+					replay_malloc(t, obj, size, timer, overhead);
+				else
+					replay_free(t, obj, timer, overhead);
+				call_done(t, &calls, &until_trim, trim_every);
+				continue;
+			}
+			if (mt_op_decode(&p, end, &st, &op, timing))
+				corrupt(t, at);
+			if (tl.used && op.delta_ns)
+				advance(t, &tl, op.delta_ns);
+			if (mt_op_is_call(op.code)) {
+				replay_call(t, &op, timer, overhead);
+				call_done(t, &calls, &until_trim, trim_every);
+				continue;
+			}
+			if (op.code == MT_OP_SIGNAL) {
+				rt_sync_signal(&r->syncs[op.sync]);
+			} else {
+				if (tl.clocked)
+					publish(t, &tl.published, next_call_at(p, end, st, tl.rec));
+				atomic_store_explicit(&t->waiting, op.sync + 1, memory_order_relaxed);
+				rt_sync_wait(&r->syncs[op.sync], spins);
+				atomic_store_explicit(&t->waiting, 0, memory_order_relaxed);
+			}
+			atomic_store_explicit(&t->syncs, ++syncs, memory_order_relaxed);
 		}
-		if (mt_op_decode(&p, end, &st, &op, timing))
-			corrupt(t, at);
-		if (tl.used && op.delta_ns)
-			advance(t, &tl, op.delta_ns);
-		if (mt_op_is_call(op.code)) {
-			replay_call(t, &op, timer, overhead);
-			call_done(t, &calls, &until_trim, trim_every);
-			continue;
-		}
-		if (op.code == MT_OP_SIGNAL) {
-			rt_sync_signal(&r->syncs[op.sync]);
-		} else {
-			if (tl.clocked)
-				publish(t, &tl.published, next_call_at(p, end, st, tl.rec));
-			atomic_store_explicit(&t->waiting, op.sync + 1, memory_order_relaxed);
-			rt_sync_wait(&r->syncs[op.sync], spins);
-			atomic_store_explicit(&t->waiting, 0, memory_order_relaxed);
-		}
-		atomic_store_explicit(&t->syncs, ++syncs, memory_order_relaxed);
 	}
 	if (tl.clocked)
 		publish(t, &tl.published, RT_AT_NONE);
 	atomic_store_explicit(&t->state, RT_FINISHED, memory_order_release);
-	return NULL;
+	rt_sync_retire(&r->done);
 }

@@ -20,13 +20,15 @@
  * already longer than the limit, so the lists stay as short as the answer.
  *
  * Memory comes from mmap, so the allocator under test has not been asked
- * for any of it before it is measured.
+ * for any of it before it is measured; the stream pages read are let go of
+ * behind the pass (mt_let_go), as the load-time check does.
  */
 #include "config.h"
 
 #include <string.h>
 #include <sys/mman.h>
 
+#include "mapped.h"
 #include "replay_internal.h"
 
 struct gaps {
@@ -83,14 +85,19 @@ static int survey_thread(struct rt_replay *r, uint32_t i, uint64_t cap, struct g
 	const struct mt_wl_thread *wt = mt_wl_get_thread(r->wl, i);
 	const uint8_t *p = mt_wl_stream(r->wl, i), *end = p + wt->length;
 	const int timing = (r->info->flags & MT_WLF_TIMING) != 0;
-	struct mt_op_state st = { 0 };
+	struct mt_op_state st = mt_wl_first_state(r->info);
 	struct mt_op op;
 	uint64_t rec = 0, last = 0;
 
 	mine->n = 0;
+	const uint8_t *held = p;
 	while (p < end) {
 		/* Cannot fail: trace_run opens the workload with the full check. */
 		mt_op_decode(&p, end, &st, &op, timing);
+		if (p - held >= MT_LET_GO_EVERY) {
+			mt_let_go(held, p);
+			held = p;
+		}
 		if (__builtin_add_overflow(rec, op.delta_ns, &rec) || rec > (uint64_t)INT64_MAX)
 			return mt_error_set(e, mt_wl_path(r->wl), "thread %u (tid %u): recorded time "
 					    "passes 2^63 ns", i, wt->tid);
@@ -101,6 +108,7 @@ static int survey_thread(struct rt_replay *r, uint32_t i, uint64_t cap, struct g
 			return mt_error_set(e, mt_wl_path(r->wl), "out of memory for idle stretches");
 		last = rec;
 	}
+	mt_let_go(held, end);
 	if (r->o->pace && push(mine, last, UINT64_MAX))
 		return mt_error_set(e, mt_wl_path(r->wl), "out of memory for idle stretches");
 	return 0;

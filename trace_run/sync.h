@@ -64,4 +64,27 @@ static inline void rt_sync_wait(_Atomic uint32_t *w, unsigned spins)
 	}
 }
 
+/* Waits until *w, a count that only grows, reaches n. */
+static inline void rt_sync_count_wait(_Atomic uint32_t *w, uint32_t n)
+{
+	uint32_t v;
+	while ((v = atomic_load_explicit(w, memory_order_acquire)) < n)
+		rt_futex(w, FUTEX_WAIT, v);
+}
+
+/*
+ * A replay or monitor thread whose work is over: counted in *done, then
+ * parked for good rather than exiting, as glibc's thread exit calls free on
+ * the thread's own buffers (twice, even when they are NULL), and while the
+ * replay runs the allocator under test must see the workload's calls and
+ * nothing else.  The process's exit ends the thread.
+ */
+static inline __attribute__((noreturn)) void rt_sync_retire(_Atomic uint32_t *done)
+{
+	atomic_fetch_add_explicit(done, 1, memory_order_release);
+	rt_futex(done, FUTEX_WAKE, INT_MAX);
+	for (;;)
+		pause();
+}
+
 #endif

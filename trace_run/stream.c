@@ -1,0 +1,64 @@
+/*
+ * stream.c - the workload read as a stream, not held whole.
+ *
+ * The file stays mapped (address space only), but each replay thread holds
+ * just a window of its stream in memory: the first mapped in before the
+ * clock, and at the end of each the pages behind let go of (mt_let_go) and
+ * the next window mapped in ahead of use, so the loop does not fault page
+ * by page.  The windows share 16 MB (4 MB for a thread alone, never under
+ * 64 KB), so a workload of any length replays in the same memory, and what
+ * is resident of it is file pages the kernel can take back.  The work at a
+ * window's end (two madvise calls, ~0.1 ms for 4 MB, once per million
+ * calls or so) is outside the timed region.
+ */
+#include "config.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "mapped.h"
+#include "replay_internal.h"
+
+enum { WINDOW_MAX = 4 << 20, WINDOW_MIN = 64 << 10, WINDOWS_TOTAL = 16 << 20 };
+
+/* Maps [from, to) in, read ahead of use.  Kernels before 5.14 have no
+ * MADV_POPULATE_READ: the pages are then faulted in as the loop reads. */
+static void map_in(const struct rt_thread *t, const uint8_t *from, const uint8_t *to)
+{
+#ifdef MADV_POPULATE_READ
+	uintptr_t a = (uintptr_t)from & ~(uintptr_t)(t->page - 1);
+	if ((uintptr_t)to > a)
+		madvise((void *)a, (uintptr_t)to - a, MADV_POPULATE_READ);
+#else
+	(void)t, (void)from, (void)to;
+#endif
+}
+
+const uint8_t *rt_stream_stop(const struct rt_thread *t, const uint8_t *p)
+{
+	return (size_t)(t->end - p) > t->window ? p + t->window : t->end;
+}
+
+void rt_stream_setup(struct rt_replay *r)
+{
+	uint32_t streams = 0;
+	for (uint32_t i = 0; i < r->info->threads; i++)
+		streams += r->threads[i].stream != r->threads[i].end;
+	size_t window = WINDOWS_TOTAL / (streams ? streams : 1);
+	window = window > WINDOW_MAX ? WINDOW_MAX : window < WINDOW_MIN ? WINDOW_MIN : window;
+	window &= ~(r->page - 1);
+	for (uint32_t i = 0; i < r->info->threads; i++) {
+		struct rt_thread *t = &r->threads[i];
+		t->window = window;
+		map_in(t, t->stream, rt_stream_stop(t, t->stream));
+	}
+}
+
+const uint8_t *rt_stream_next(struct rt_thread *t, const uint8_t *held, const uint8_t *p)
+{
+	atomic_store_explicit(&t->state, RT_BUSY, memory_order_relaxed);
+	mt_let_go(held, p);
+	map_in(t, p, rt_stream_stop(t, p));
+	atomic_store_explicit(&t->state, RT_RUNNING, memory_order_relaxed);
+	return p;
+}
