@@ -17,6 +17,7 @@
 #include "next_alloc.h"
 #include "rec_clock.h"
 #include "rec_file.h"
+#include "rec_stack.h"
 #include "rec_text.h"
 
 static int create(struct mt_file *f, const char *name, int exact, pid_t pid)
@@ -109,6 +110,7 @@ int mt_file_open(struct mt_file *f, const char *name, int exact, pid_t pid)
 	if (create(f, name, exact, pid))
 		return -1;
 	fill_info(&f->info, pid);
+	mt_stacks_file_opened(f);
 	if (write_header(f)) {
 		mt_say(MT_SAY_ERROR, "cannot write ", f->path, ": ", strerrordesc_np(errno),
 		       "; not recording", NULL);

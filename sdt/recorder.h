@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "rec_clock.h"
+#include "rec_stack.h"
 #include "rec_thread.h"
 #include "trace_codec.h"
 #include "visibility.h"
@@ -31,6 +32,10 @@ static inline int mt_recording(void)
  * that needs a window (0: it cannot record now). */
 void mt_record_dropped(void);
 int mt_record_window(struct mt_tls *t, unsigned epoch);
+
+/* A stack table window of the trace file numbered serial (mt_file.serial),
+ * claimed and mapped; NULL when that file is no longer being written. */
+uint8_t *mt_record_table_window(unsigned serial);
 
 #define mt_compiler_barrier() __asm__ volatile("" ::: "memory")
 
@@ -63,6 +68,8 @@ static inline __attribute__((always_inline)) void mt_record(struct mt_rec *r)
 	if (__builtin_expect(!e || e != t->epoch || t->cur > t->limit, 0) &&
 	    !mt_record_window(t, e))
 		goto out;
+	if (mt_call_allocates(r->call) && mt_stack_depth)
+		r->stack = mt_stack_capture(); /* off: one load and a branch */
 	r->ts = mt_clock_ts();
 	if (r->ts < t->codec.last_ts)
 		r->ts = t->codec.last_ts; /* TSCs of two cores may disagree a little */

@@ -75,8 +75,8 @@ static void round_trip(const struct mt_rec *prev, const struct mt_rec *r)
 	uint8_t head;
 	size_t len, got;
 
-	mt_codec_init(&enc, 5);
-	mt_codec_init(&dec, 5);
+	mt_codec_init(&enc, 5, 0);
+	mt_codec_init(&dec, 5, 0);
 	size_t plen = mt_rec_encode(buf, &enc, prev, &head);
 	buf[0] = head;
 	CHECK(mt_rec_decode(buf, buf + plen, &dec, &out, &got) == MT_DEC_OK && got == plen,
@@ -148,7 +148,7 @@ static void test_chain(void)
 	uint8_t *p = buf, head;
 	size_t len;
 
-	mt_codec_init(&enc, FMT_START_TS);
+	mt_codec_init(&enc, FMT_START_TS, 0);
 	for (uint64_t i = 0; i < N; i++) {
 		fmt_gen_rec(&r, 3, i);
 		len = mt_rec_encode(p, &enc, &r, &head);
@@ -156,7 +156,7 @@ static void test_chain(void)
 		p += len;
 	}
 	const uint8_t *q = buf;
-	mt_codec_init(&dec, FMT_START_TS);
+	mt_codec_init(&dec, FMT_START_TS, 0);
 	for (uint64_t i = 0; i < N; i++) {
 		fmt_gen_rec(&r, 3, i);
 		int rc = mt_rec_decode(q, p, &dec, &out, &len);
@@ -175,7 +175,7 @@ static void test_invalid(void)
 	const uint8_t bad_call[] = { 0x0f, 0, 0, 0 };
 	const uint8_t event_flags[] = { MT_CALL_EVENT | MT_RF_MMAPPED, 0, 1, 0 };
 	const uint8_t event_nargs[] = { MT_CALL_EVENT, 0, 1, MT_EVENT_ARGS_MAX + 1, 0, 0, 0, 0, 0 };
-	mt_codec_init(&s, 0);
+	mt_codec_init(&s, 0, 0);
 	CHECK(mt_rec_decode(bad_call, bad_call + 4, &s, &r, &len) == MT_DEC_CORRUPT, "call 15");
 	CHECK(mt_rec_decode(event_flags, event_flags + 4, &s, &r, &len) == MT_DEC_CORRUPT,
 	      "event with flags");
