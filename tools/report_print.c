@@ -244,6 +244,18 @@ static void folded_name(FILE *out, const struct frame *f)
 	}
 }
 
+struct folded_line {
+	char *text;
+	uint64_t weight;
+};
+
+static int by_text(const void *a, const void *b)
+{
+	return strcmp(((const struct folded_line *)a)->text, ((const struct folded_line *)b)->text);
+}
+
+/* One line per distinct folded stack: stacks that differ only in
+ * addresses (a site called from an unrolled loop) fold into one. */
 void report_folded(FILE *out, struct analysis *a, struct symbols *s, const struct report_opts *o)
 {
 	const struct ranking *r = &rankings[1];
@@ -252,20 +264,36 @@ void report_folded(FILE *out, struct analysis *a, struct symbols *s, const struc
 			r = &rankings[i];
 			break;
 		}
-	for (size_t i = 0; i < a->nsites; i++) {
+	struct folded_line *lines = calloc(a->nsites ? a->nsites : 1, sizeof *lines);
+	size_t nlines = 0;
+	for (size_t i = 0; lines && i < a->nsites; i++) {
 		const struct site *site = &a->sites[i];
 		uint64_t w = o->weight_count ? r->count(site) : r->bytes(site);
-		if (!w)
+		size_t n, len;
+		char *text;
+		FILE *line = w ? open_memstream(&text, &len) : NULL;
+		if (!line)
 			continue;
-		size_t n;
 		const struct frame *f = symbols_stack(s, site->stack, &n);
 		if (!n)
-			fputs("unknown", out);
+			fputs("unknown", line);
 		for (size_t k = n; k-- > 0;) {
-			folded_name(out, &f[k]);
+			folded_name(line, &f[k]);
 			if (k)
-				fputc(';', out);
+				fputc(';', line);
 		}
-		fprintf(out, " %" PRIu64 "\n", w);
+		fclose(line);
+		lines[nlines++] = (struct folded_line){ .text = text, .weight = w };
 	}
+	qsort(lines, nlines, sizeof *lines, by_text);
+	for (size_t i = 0; i < nlines; i++) {
+		uint64_t w = lines[i].weight;
+		while (i + 1 < nlines && strcmp(lines[i].text, lines[i + 1].text) == 0) {
+			free(lines[i].text);
+			w += lines[++i].weight;
+		}
+		fprintf(out, "%s %" PRIu64 "\n", lines[i].text, w);
+		free(lines[i].text);
+	}
+	free(lines);
 }

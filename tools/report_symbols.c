@@ -197,6 +197,14 @@ static void expand(struct symbols *s, uint64_t address, uint32_t generation)
 		f.file = dwfl_lineinfo(line, NULL, &f.line, NULL, NULL, NULL);
 	Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias), *scopes = NULL;
 	int n = cu ? dwarf_getscopes(cu, pc - bias, &scopes) : 0;
+	if (n > 0) {
+		/* Past an inlined body, dwarf_getscopes follows its abstract
+		 * origin; the containing functions are the DIE's own parents. */
+		Dwarf_Die inner = scopes[0];
+		free(scopes);
+		scopes = NULL;
+		n = dwarf_getscopes_die(&inner, &scopes);
+	}
 	size_t pushed = 0;
 	for (int i = 0; i < n; i++) {
 		int tag = dwarf_tag(&scopes[i]);
