@@ -10,6 +10,12 @@
 
 void *after[2];
 
+__attribute__((noinline)) void after_close(void)
+{
+	for (int i = 0; i < 2; i++)
+		after[i] = malloc(77); /* SITE: after_close */
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2)
@@ -24,7 +30,6 @@ int main(int argc, char **argv)
 		return 1;
 	plugin_leak(2);
 	dlclose(h);
-	for (int i = 0; i < 2; i++)
-		after[i] = malloc(77); /* SITE: after_dlclose */
+	after_close();
 	return 0;
 }
