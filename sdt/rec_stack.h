@@ -27,7 +27,12 @@ void mt_stacks_configure(void);
 void mt_stacks_file_opened(struct mt_file *f);
 
 /* The calling thread's stack now, as a stack table number (0: unknown).
- * Called by mt_record with the thread's busy flag set. */
+ * Called by mt_record with the thread's busy flag set, so what the walk
+ * itself allocates is not recorded: libunwind's thread-local storage,
+ * which glibc allocates on a thread's first walk (one small block per
+ * thread, counted as dropped; its free at thread exit is one of a block
+ * the trace never saw).  Recording it would put it out of order: it comes
+ * after the call being recorded, which may have freed what it reuses. */
 uint64_t mt_stack_capture(void);
 
 /* In a forked child, before it opens its own trace. */

@@ -64,15 +64,18 @@ static inline __attribute__((always_inline)) void mt_record(struct mt_rec *r)
 	}
 	t->busy = 1;
 	mt_compiler_barrier(); /* a signal handler from here on sees busy */
+	/* The call's moment is now, before a stack walk that may take long:
+	 * another thread may already be handed the block this call freed. */
+	r->ts = mt_clock_ts();
+	if (mt_call_allocates(r->call) && mt_stack_depth)
+		r->stack = mt_stack_capture(); /* off: one load and a branch */
 	unsigned e = __atomic_load_n(&mt_rec_epoch, __ATOMIC_RELAXED);
 	if (__builtin_expect(!e || e != t->epoch || t->cur > t->limit, 0) &&
 	    !mt_record_window(t, e))
 		goto out;
-	if (mt_call_allocates(r->call) && mt_stack_depth)
-		r->stack = mt_stack_capture(); /* off: one load and a branch */
-	r->ts = mt_clock_ts();
 	if (r->ts < t->codec.last_ts)
-		r->ts = t->codec.last_ts; /* TSCs of two cores may disagree a little */
+		r->ts = t->codec.last_ts; /* TSCs of two cores may disagree a little,
+					     and a window opened after it was read */
 	uint8_t head;
 	size_t n = mt_rec_encode(t->cur, &t->codec, r, &head);
 	/* The commit: until this byte is non-zero the record does not exist. */
