@@ -15,150 +15,55 @@
 #include <string.h>
 
 #include "report.h"
+#include "report_map.h"
 
 struct block {
-	uint64_t ptr;       /* 0: empty slot */
+	uint64_t ptr;       /* the key */
 	uint64_t size;
 	uint64_t ts;
 	uint32_t site;
 	uint32_t thread;
 };
 
-/* Open addressing with linear probing and backward-shift deletion. */
-struct live {
-	struct block *slot;
-	size_t cap, n;      /* cap a power of two */
-};
-
-struct site_index {
-	uint64_t *key;      /* stack + 1, 0 empty */
-	uint32_t *val;
-	size_t cap;
+struct site_key {
+	uint64_t stack1;    /* the key: stack + 1 */
+	uint32_t site;      /* index in analysis.sites */
 };
 
 struct walk {
 	const struct mt_trace *t;
 	struct analysis *a;
-	struct live live;
-	struct site_index index;
+	struct u64map live;   /* struct block by address */
+	struct u64map index;  /* struct site_key */
+	size_t sites_cap;
 	uint64_t *last_alloc; /* per thread: its latest block, for temporaries */
 	uint64_t live_bytes;
 	int counting;         /* first walk: count; second: only track the live set */
 };
 
-static inline size_t mix(uint64_t v, size_t cap)
-{
-	v ^= v >> 33;
-	v *= 0xff51afd7ed558ccdu;
-	v ^= v >> 33;
-	return (size_t)v & (cap - 1);
-}
-
-static int live_grow(struct live *l)
-{
-	size_t ncap = l->cap ? 2 * l->cap : 1024;
-	struct block *n = calloc(ncap, sizeof *n);
-	if (!n)
-		return -1;
-	for (size_t i = 0; i < l->cap; i++) {
-		if (!l->slot[i].ptr)
-			continue;
-		size_t j = mix(l->slot[i].ptr, ncap);
-		while (n[j].ptr)
-			j = (j + 1) & (ncap - 1);
-		n[j] = l->slot[i];
-	}
-	free(l->slot);
-	l->slot = n;
-	l->cap = ncap;
-	return 0;
-}
-
-static struct block *live_find(struct live *l, uint64_t ptr)
-{
-	if (!l->cap)
-		return NULL;
-	for (size_t i = mix(ptr, l->cap);; i = (i + 1) & (l->cap - 1)) {
-		if (l->slot[i].ptr == ptr)
-			return &l->slot[i];
-		if (!l->slot[i].ptr)
-			return NULL;
-	}
-}
-
-/* Inserts or replaces (a block the trace never saw freed). */
-static int live_put(struct live *l, const struct block *b)
-{
-	if ((l->n + 1) * 4 > l->cap * 3 && live_grow(l))
-		return -1;
-	size_t i = mix(b->ptr, l->cap);
-	while (l->slot[i].ptr && l->slot[i].ptr != b->ptr)
-		i = (i + 1) & (l->cap - 1);
-	l->n += !l->slot[i].ptr;
-	l->slot[i] = *b;
-	return 0;
-}
-
-static void live_remove(struct live *l, struct block *b)
-{
-	size_t i = (size_t)(b - l->slot), j = i;
-	for (;;) {
-		j = (j + 1) & (l->cap - 1);
-		if (!l->slot[j].ptr)
-			break;
-		size_t home = mix(l->slot[j].ptr, l->cap);
-		/* Move j back into the hole at i unless its home lies in (i, j]. */
-		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
-			l->slot[i] = l->slot[j];
-			i = j;
-		}
-	}
-	l->slot[i].ptr = 0;
-	l->n--;
-}
-
 /* The site of a stack number, added on first sight; UINT32_MAX when out of memory. */
 static uint32_t site_of(struct walk *w, uint64_t stack)
 {
-	struct site_index *x = &w->index;
 	struct analysis *a = w->a;
-	if ((a->nsites + 1) * 2 > x->cap) {
-		size_t ncap = x->cap ? 2 * x->cap : 256;
-		uint64_t *k = calloc(ncap, sizeof *k);
-		uint32_t *v = calloc(ncap, sizeof *v);
-		struct site *s = realloc(a->sites, ncap * sizeof *s);
-		if (!k || !v || !s) {
-			free(k);
-			free(v);
-			if (s)
-				a->sites = s;
+	int added;
+	struct site_key *k = u64map_add(&w->index, stack + 1, &added);
+	if (!k)
+		return UINT32_MAX;
+	if (!added)
+		return k->site;
+	if (a->nsites == w->sites_cap) {
+		size_t ncap = w->sites_cap ? 2 * w->sites_cap : 256;
+		struct site *n = realloc(a->sites, ncap * sizeof *n);
+		if (!n) {
+			u64map_remove(&w->index, k);
 			return UINT32_MAX;
 		}
-		a->sites = s;
-		for (size_t i = 0; i < x->cap; i++) {
-			if (!x->key[i])
-				continue;
-			size_t j = mix(x->key[i], ncap);
-			while (k[j])
-				j = (j + 1) & (ncap - 1);
-			k[j] = x->key[i];
-			v[j] = x->val[i];
-		}
-		free(x->key);
-		free(x->val);
-		x->key = k;
-		x->val = v;
-		x->cap = ncap;
+		a->sites = n;
+		w->sites_cap = ncap;
 	}
-	size_t i = mix(stack + 1, x->cap);
-	while (x->key[i] && x->key[i] != stack + 1)
-		i = (i + 1) & (x->cap - 1);
-	if (!x->key[i]) {
-		x->key[i] = stack + 1;
-		x->val[i] = (uint32_t)a->nsites;
-		a->sites[a->nsites++] = (struct site){ .stack = stack };
-	}
-	return x->val[i];
+	k->site = (uint32_t)a->nsites;
+	a->sites[a->nsites++] = (struct site){ .stack = stack };
+	return k->site;
 }
 
 static uint64_t ts_ns(const struct mt_trace *t, uint64_t ts)
@@ -170,7 +75,7 @@ static uint64_t ts_ns(const struct mt_trace *t, uint64_t ts)
 
 static void release(struct walk *w, uint64_t ptr, size_t thread, uint64_t ts)
 {
-	struct block *b = live_find(&w->live, ptr);
+	struct block *b = u64map_find(&w->live, ptr);
 	if (!b) {
 		w->a->unknown_frees += w->counting;
 		return;
@@ -187,7 +92,7 @@ static void release(struct walk *w, uint64_t ptr, size_t thread, uint64_t ts)
 			a->temp_bytes += b->size;
 		}
 	}
-	live_remove(&w->live, b);
+	u64map_remove(&w->live, b);
 }
 
 /* One record; 0 or -1 when out of memory. */
@@ -206,15 +111,16 @@ static int step(struct walk *w, const struct mt_rec *r, size_t thread, uint64_t 
 	uint32_t site = site_of(w, r->stack);
 	if (site == UINT32_MAX)
 		return -1;
-	struct block b = { .ptr = r->ptr_out, .size = size, .ts = r->ts, .site = site,
-			   .thread = (uint32_t)thread };
-	struct block *old = live_find(&w->live, b.ptr);
-	if (old)
-		w->live_bytes -= old->size;
-	if (live_put(&w->live, &b))
+	int added;
+	struct block *b = u64map_add(&w->live, r->ptr_out, &added);
+	if (!b)
 		return -1;
+	if (!added) /* a block the trace never saw freed */
+		w->live_bytes -= b->size;
+	*b = (struct block){ .ptr = r->ptr_out, .size = size, .ts = r->ts, .site = site,
+			     .thread = (uint32_t)thread };
 	w->live_bytes += size;
-	w->last_alloc[thread] = b.ptr;
+	w->last_alloc[thread] = r->ptr_out;
 	if (!w->counting)
 		return 0;
 	a->allocs++;
@@ -258,8 +164,7 @@ static int walk(struct walk *w, uint64_t until, struct mt_error *e)
 
 static void reset_live(struct walk *w)
 {
-	free(w->live.slot);
-	w->live = (struct live){ 0 };
+	u64map_free(&w->live);
 	w->live_bytes = 0;
 }
 
@@ -267,6 +172,8 @@ int analyse(const struct mt_trace *t, struct analysis *a, struct mt_error *e)
 {
 	memset(a, 0, sizeof *a);
 	struct walk w = { .t = t, .a = a, .counting = 1 };
+	u64map_init(&w.live, sizeof(struct block));
+	u64map_init(&w.index, sizeof(struct site_key));
 	w.last_alloc = calloc(mt_trace_threads(t) + 1, sizeof *w.last_alloc);
 	int rc = -1;
 	if (!w.last_alloc) {
@@ -276,8 +183,8 @@ int analyse(const struct mt_trace *t, struct analysis *a, struct mt_error *e)
 	if (walk(&w, UINT64_MAX, e))
 		goto out;
 	for (size_t i = 0; i < w.live.cap; i++) {
-		const struct block *b = &w.live.slot[i];
-		if (!b->ptr)
+		const struct block *b = u64map_slot(&w.live, i);
+		if (!b)
 			continue;
 		a->sites[b->site].leak_count++;
 		a->sites[b->site].leak_bytes += b->size;
@@ -289,8 +196,8 @@ int analyse(const struct mt_trace *t, struct analysis *a, struct mt_error *e)
 	if (a->peak_at && walk(&w, a->peak_at, e))
 		goto out;
 	for (size_t i = 0; i < w.live.cap; i++) {
-		const struct block *b = &w.live.slot[i];
-		if (b->ptr) {
+		const struct block *b = u64map_slot(&w.live, i);
+		if (b) {
 			a->peak_count++;
 			a->sites[b->site].peak_count++;
 			a->sites[b->site].peak_bytes += b->size;
@@ -300,8 +207,7 @@ int analyse(const struct mt_trace *t, struct analysis *a, struct mt_error *e)
 out:
 	reset_live(&w);
 	free(w.last_alloc);
-	free(w.index.key);
-	free(w.index.val);
+	u64map_free(&w.index);
 	return rc;
 }
 

@@ -25,18 +25,18 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "report_map.h"
 
 /* libstdc++'s demangler, for C++ linkage names. */
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
 struct resolved {          /* the frames one address expands to */
-	uint64_t address;
-	uint32_t generation;
+	uint64_t key;          /* resolved_key() */
 	size_t first, n;       /* in symbols.frames */
 };
 
 struct cached_stack {
-	uint64_t id;
+	uint64_t id;           /* the key */
 	size_t first, n;       /* in symbols.stack_frames */
 };
 
@@ -46,12 +46,10 @@ struct symbols {
 	uint32_t ngen;
 	struct frame *frames;  /* the expansions of all addresses resolved */
 	size_t nframes, frames_cap;
-	struct resolved *addr; /* open addressing by address and generation */
-	size_t addr_cap, naddr;
+	struct u64map addr;    /* struct resolved */
 	struct frame *stack_frames;
 	size_t nstack_frames, stack_frames_cap;
-	struct cached_stack *stacks; /* open addressing by id */
-	size_t stacks_cap, nstacks;
+	struct u64map stacks;  /* struct cached_stack */
 	char **owned;          /* strings we allocated (demangled names) */
 	size_t nowned, owned_cap;
 };
@@ -234,46 +232,24 @@ static void expand(struct symbols *s, uint64_t address, uint32_t generation)
 	}
 }
 
-static inline size_t mix(uint64_t v, size_t cap)
+/* An address and its module map in one key: user-space addresses take 48
+ * bits (x86-64, AArch64), module maps are numbered from 1. */
+static uint64_t resolved_key(uint64_t address, uint32_t generation)
 {
-	v ^= v >> 33;
-	v *= 0xff51afd7ed558ccdu;
-	v ^= v >> 33;
-	return (size_t)v & (cap - 1);
+	return (uint64_t)generation << 48 | (address & ((1ull << 48) - 1));
 }
 
 /* The resolution of an address, made on first use. */
 static const struct resolved *resolve(struct symbols *s, uint64_t address, uint32_t generation)
 {
-	if ((s->naddr + 1) * 2 > s->addr_cap) {
-		size_t ncap = s->addr_cap ? 2 * s->addr_cap : 1024;
-		struct resolved *n = calloc(ncap, sizeof *n);
-		if (!n)
-			return NULL;
-		for (size_t i = 0; i < s->addr_cap; i++) {
-			if (!s->addr[i].address)
-				continue;
-			size_t j = mix(s->addr[i].address ^ s->addr[i].generation, ncap);
-			while (n[j].address)
-				j = (j + 1) & (ncap - 1);
-			n[j] = s->addr[i];
-		}
-		free(s->addr);
-		s->addr = n;
-		s->addr_cap = ncap;
-	}
-	size_t i = mix(address ^ generation, s->addr_cap);
-	while (s->addr[i].address &&
-	       (s->addr[i].address != address || s->addr[i].generation != generation))
-		i = (i + 1) & (s->addr_cap - 1);
-	if (!s->addr[i].address) {
-		size_t first = s->nframes;
+	int added;
+	struct resolved *r = u64map_add(&s->addr, resolved_key(address, generation), &added);
+	if (r && added) {
+		r->first = s->nframes;
 		expand(s, address, generation);
-		s->addr[i] = (struct resolved){ .address = address, .generation = generation,
-						.first = first, .n = s->nframes - first };
-		s->naddr++;
+		r->n = s->nframes - r->first;
 	}
-	return &s->addr[i];
+	return r;
 }
 
 /* ---- stacks ---- */
@@ -281,8 +257,11 @@ static const struct resolved *resolve(struct symbols *s, uint64_t address, uint3
 struct symbols *symbols_open(const struct mt_trace *t)
 {
 	struct symbols *s = calloc(1, sizeof *s);
-	if (s)
-		s->t = t;
+	if (!s)
+		return NULL;
+	s->t = t;
+	u64map_init(&s->addr, sizeof(struct resolved));
+	u64map_init(&s->stacks, sizeof(struct cached_stack));
 	return s;
 }
 
@@ -298,45 +277,21 @@ void symbols_close(struct symbols *s)
 	free(s->owned);
 	free(s->dwfl);
 	free(s->frames);
-	free(s->addr);
+	u64map_free(&s->addr);
 	free(s->stack_frames);
-	free(s->stacks);
+	u64map_free(&s->stacks);
 	free(s);
-}
-
-static struct cached_stack *stack_slot(struct symbols *s, uint64_t id)
-{
-	if ((s->nstacks + 1) * 2 > s->stacks_cap) {
-		size_t ncap = s->stacks_cap ? 2 * s->stacks_cap : 256;
-		struct cached_stack *n = calloc(ncap, sizeof *n);
-		if (!n)
-			return NULL;
-		for (size_t i = 0; i < s->stacks_cap; i++) {
-			if (!s->stacks[i].id)
-				continue;
-			size_t j = mix(s->stacks[i].id, ncap);
-			while (n[j].id)
-				j = (j + 1) & (ncap - 1);
-			n[j] = s->stacks[i];
-		}
-		free(s->stacks);
-		s->stacks = n;
-		s->stacks_cap = ncap;
-	}
-	size_t i = mix(id, s->stacks_cap);
-	while (s->stacks[i].id && s->stacks[i].id != id)
-		i = (i + 1) & (s->stacks_cap - 1);
-	return &s->stacks[i];
 }
 
 const struct frame *symbols_stack(struct symbols *s, uint64_t id, size_t *n)
 {
 	const struct mt_trace_stack *st = id ? mt_trace_stack_find(s->t, id) : NULL;
-	struct cached_stack *c = st ? stack_slot(s, id) : NULL;
+	int added;
+	struct cached_stack *c = st ? u64map_add(&s->stacks, id, &added) : NULL;
 	*n = 0;
 	if (!c)
 		return NULL;
-	if (!c->id) {
+	if (added) {
 		size_t first = s->nstack_frames;
 		for (size_t i = 0; i < st->nframes; i++) {
 			const struct resolved *r = resolve(s, st->frames[i], st->generation);
@@ -347,8 +302,8 @@ const struct frame *symbols_stack(struct symbols *s, uint64_t id, size_t *n)
 				s->stack_frames[s->nstack_frames++] = s->frames[r->first + k];
 			}
 		}
-		*c = (struct cached_stack){ .id = id, .first = first, .n = s->nstack_frames - first };
-		s->nstacks++;
+		c->first = first;
+		c->n = s->nstack_frames - first;
 	}
 	*n = c->n;
 	return s->stack_frames + c->first;
