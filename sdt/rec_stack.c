@@ -185,7 +185,7 @@ static __attribute__((noinline)) uint64_t slow_path(const uint64_t *f, size_t n,
 
 uint64_t mt_stack_capture(void)
 {
-	uint64_t f[MT_STACK_FRAMES_MAX];
+	uint64_t f[mt_stack_depth]; /* sized to the depth: this runs on the program's stack */
 	size_t n = mt_unwind(f, mt_stack_depth);
 	if (!n)
 		return 0;

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <assert.h>
 #include <dlfcn.h>
 #include <link.h>
 #define UNW_LOCAL_ONLY
@@ -23,7 +24,6 @@
 /* Frames of the recorder at the top of every walk, at most: mt_unwind,
  * the stack capture, the record maker, the wrapper. */
 #define OWN_FRAMES_MAX 8
-#define RAW_MAX (MT_STACK_FRAMES_MAX + OWN_FRAMES_MAX)
 
 static int (*backtrace_fn)(void **, int);
 static uintptr_t own_start, own_end;
@@ -75,9 +75,10 @@ static inline int own(const void *ip)
 
 size_t mt_unwind(uint64_t *frames, size_t max)
 {
-	void *raw[RAW_MAX];
-	size_t want = max + OWN_FRAMES_MAX < RAW_MAX ? max + OWN_FRAMES_MAX : RAW_MAX;
-	int n = backtrace_fn((void **)raw, (int)want);
+	assert(max <= MT_STACK_FRAMES_MAX);
+	size_t want = max + OWN_FRAMES_MAX;
+	void *raw[want];
+	int n = backtrace_fn(raw, (int)want);
 	size_t i = 0, out = 0;
 	/* unw_backtrace's own frame first, then ours, then the program's. */
 	while (i < (size_t)n && !own(raw[i]))
