@@ -22,6 +22,7 @@ tools/mtrace-record: $(srcdir)/tools/mtrace-record.in Makefile
 # for its demangler.
 bin_PROGRAMS += tools/mtrace-report
 tools_mtrace_report_SOURCES = tools/mtrace-report.c tools/report.h tools/report_analyse.c \
-	tools/report_symbols.c tools/report_print.c tools/report_map.c tools/report_map.h
+	tools/report_symbols.c tools/report_print.c tools/report_map.c tools/report_map.h \
+	tools/report_diff.c
 tools_mtrace_report_LDADD = lib/libmtformat.la -ldw -lelf -lstdc++
 dist_man1_MANS += docs/mtrace-report.1

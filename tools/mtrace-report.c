@@ -25,6 +25,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: %s [OPTION]... TRACE...\n"
+		"  or:  %s --diff=BASE [OPTION]... NEW\n"
 		"Rank the call sites of a recorded trace: allocations, leaks, the peak, temporaries.\n"
 		"\n"
 		"      --leaks         only the blocks never freed, by stack\n"
@@ -34,15 +35,17 @@ static void usage(FILE *out)
 		"  -j, --json          one JSON object per trace\n"
 		"      --folded        folded stacks for flamegraph.pl and speedscope\n"
 		"      --weight=W      what --folded weighs: bytes (default) or count\n"
+		"      --diff=BASE     the call sites whose allocations, leaks and peak changed\n"
+		"                      most from trace BASE to trace NEW (matched by function)\n"
 		"  -h, --help          show this help and exit\n"
 		"  -V, --version       show the version and exit\n"
 		"\n"
 		"Record with 'mtrace-record --stacks'; a trace without stacks is reported at\n"
 		"one unknown site.  Exit status: 0 ok, 1 a trace could not be read, 2 usage.\n",
-		prog);
+		prog, prog);
 }
 
-enum { OPT_LEAKS = 256, OPT_PEAK, OPT_TEMPORARY, OPT_FOLDED, OPT_WEIGHT };
+enum { OPT_LEAKS = 256, OPT_PEAK, OPT_TEMPORARY, OPT_FOLDED, OPT_WEIGHT, OPT_DIFF };
 
 static int parse_options(int argc, char **argv, struct report_opts *o)
 {
@@ -54,6 +57,7 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 		{ "json", no_argument, NULL, 'j' },
 		{ "folded", no_argument, NULL, OPT_FOLDED },
 		{ "weight", required_argument, NULL, OPT_WEIGHT },
+		{ "diff", required_argument, NULL, OPT_DIFF },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -68,6 +72,7 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 		case OPT_PEAK: o->sections |= SEC_PEAK; break;
 		case OPT_TEMPORARY: o->sections |= SEC_TEMPORARY; break;
 		case OPT_FOLDED: o->folded = 1; break;
+		case OPT_DIFF: o->diff_base = optarg; break;
 		case 'j': o->json = 1; break;
 		case 'n':
 			errno = 0;
@@ -105,26 +110,70 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 		fprintf(stderr, "%s: no trace given; try '%s --help'\n", prog, prog);
 		return -1;
 	}
+	if (o->diff_base && (optind + 1 != argc || o->folded)) {
+		fprintf(stderr, "%s: --diff takes one NEW trace and no --folded; try '%s --help'\n",
+			prog, prog);
+		return -1;
+	}
 	if (!o->sections)
 		o->sections = SEC_ALL;
 	return 0;
 }
 
-static int report_file(const char *path, const struct report_opts *o, int first)
+/* One trace opened, analysed and ready to symbolise; 0, or -1 after
+ * printing why not. */
+static int load(const char *path, struct mt_trace **t, struct analysis *a, struct symbols **s)
 {
 	struct mt_error e;
-	struct mt_trace *t = mt_trace_open(path, &e);
-	if (!t) {
+	*s = NULL;
+	memset(a, 0, sizeof *a);
+	if (!(*t = mt_trace_open(path, &e))) {
 		mt_error_print(prog, &e);
-		return 1;
+		return -1;
 	}
-	for (const char *const *w = mt_trace_warnings(t); *w; w++)
+	for (const char *const *w = mt_trace_warnings(*t); *w; w++)
 		fprintf(stderr, "%s: %s\n", prog, *w);
-	struct analysis a;
-	struct symbols *s = NULL;
-	int rc = analyse(t, &a, &e);
-	if (rc == 0 && !(s = symbols_open(t)))
+	int rc = analyse(*t, a, &e);
+	if (rc == 0 && !(*s = symbols_open(*t)))
 		rc = mt_error_set(&e, path, "out of memory");
+	if (rc)
+		mt_error_print(prog, &e);
+	return rc;
+}
+
+static void unload(struct mt_trace *t, struct analysis *a, struct symbols *s)
+{
+	symbols_close(s);
+	analysis_free(a);
+	mt_trace_close(t);
+}
+
+static int diff_files(const char *base, const char *new, const struct report_opts *o)
+{
+	struct mt_trace *t[2] = { NULL, NULL };
+	struct analysis a[2];
+	struct symbols *s[2] = { NULL, NULL };
+	int rc = load(base, &t[0], &a[0], &s[0]);
+	if (rc == 0)
+		rc = load(new, &t[1], &a[1], &s[1]);
+	else
+		memset(&a[1], 0, sizeof a[1]);
+	struct analysis *ap[2] = { &a[0], &a[1] };
+	if (rc == 0 && report_diff(stdout, (const struct mt_trace **)t, ap, s, o)) {
+		fprintf(stderr, "%s: out of memory comparing %s and %s\n", prog, base, new);
+		rc = -1;
+	}
+	for (int i = 0; i < 2; i++)
+		unload(t[i], &a[i], s[i]);
+	return rc ? 1 : 0;
+}
+
+static int report_file(const char *path, const struct report_opts *o, int first)
+{
+	struct mt_trace *t;
+	struct analysis a;
+	struct symbols *s;
+	int rc = load(path, &t, &a, &s);
 	if (rc == 0) {
 		if (o->json)
 			report_json(stdout, t, &a, s, o);
@@ -135,13 +184,9 @@ static int report_file(const char *path, const struct report_opts *o, int first)
 				putchar('\n');
 			report_text(stdout, t, &a, s, o);
 		}
+		fflush(stdout);
 	}
-	fflush(stdout);
-	if (rc)
-		mt_error_print(prog, &e);
-	symbols_close(s);
-	analysis_free(&a);
-	mt_trace_close(t);
+	unload(t, &a, s);
 	return rc ? 1 : 0;
 }
 
@@ -150,6 +195,8 @@ int main(int argc, char **argv)
 	struct report_opts o;
 	if (parse_options(argc, argv, &o))
 		return 2;
+	if (o.diff_base)
+		return diff_files(o.diff_base, argv[optind], &o) | (fflush(stdout) != 0);
 	int status = 0;
 	for (int i = optind; i < argc; i++)
 		status |= report_file(argv[i], &o, i == optind);

@@ -78,6 +78,7 @@ struct report_opts {
 	size_t top;            /* entries per ranking, 0 for all */
 	int json, folded;
 	int weight_count;      /* --folded weighs by calls, not bytes */
+	const char *diff_base; /* --diff=BASE */
 };
 
 void report_text(FILE *out, const struct mt_trace *t, struct analysis *a, struct symbols *s,
@@ -85,5 +86,9 @@ void report_text(FILE *out, const struct mt_trace *t, struct analysis *a, struct
 void report_json(FILE *out, const struct mt_trace *t, struct analysis *a, struct symbols *s,
 		 const struct report_opts *o);
 void report_folded(FILE *out, struct analysis *a, struct symbols *s, const struct report_opts *o);
+/* --diff: the sites of t[0] (base) and t[1] (new) whose allocations, leaks
+ * and peak changed most; 0, or -1 when out of memory. */
+int report_diff(FILE *out, const struct mt_trace *t[2], struct analysis *a[2], struct symbols *s[2],
+		const struct report_opts *o);
 
 #endif

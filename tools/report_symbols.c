@@ -19,6 +19,7 @@
 
 #include <dwarf.h>
 #include <fcntl.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,13 +85,32 @@ static const char *base_name(const char *path)
 
 /* ---- finding the files ---- */
 
-/* The module's file at its recorded path if it is there, else by build-id. */
+/* Whether the file at fd is the one recorded: same build-id, or none to
+ * compare.  A program rebuilt since the recording must not lend its
+ * symbols to the old addresses. */
+static int same_build(Dwfl_Module *mod, int fd)
+{
+	const unsigned char *want;
+	GElf_Addr vaddr;
+	int wantlen = dwfl_module_build_id(mod, &want, &vaddr);
+	if (wantlen <= 0)
+		return 1;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	const void *have;
+	ssize_t havelen = elf ? dwelf_elf_gnu_build_id(elf, &have) : -1;
+	int same = havelen == wantlen && memcmp(have, want, (size_t)wantlen) == 0;
+	elf_end(elf);
+	return same;
+}
+
+/* The module's file at its recorded path if it is still that build, else
+ * whatever libdwfl finds by build-id. */
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
 		    char **file_name, Elf **elfp)
 {
 	int fd = name && name[0] == '/' ? open(name, O_RDONLY | O_CLOEXEC) : -1;
-	if (fd >= 0 && (*file_name = strdup(name)))
-		return fd; /* libdwfl refuses it if its build-id is not the recorded one */
+	if (fd >= 0 && same_build(mod, fd) && (*file_name = strdup(name)))
+		return fd;
 	if (fd >= 0)
 		close(fd);
 	return dwfl_build_id_find_elf(mod, userdata, name, base, file_name, elfp);
