@@ -61,19 +61,26 @@ static void put(struct scan *s, size_t len)
 	s->serial = serial;
 }
 
-static void put_module(struct scan *s, const struct dl_phdr_info *info)
+void mt_module_span(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi)
 {
-	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	*lo = UINTPTR_MAX;
+	*hi = 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_LOAD)
 			continue;
 		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-		if (a < lo)
-			lo = a;
-		if (a + ph->p_memsz > hi)
-			hi = a + ph->p_memsz;
+		if (a < *lo)
+			*lo = a;
+		if (a + ph->p_memsz > *hi)
+			*hi = a + ph->p_memsz;
 	}
+}
+
+static void put_module(struct scan *s, const struct dl_phdr_info *info)
+{
+	uintptr_t lo, hi;
+	mt_module_span(info, &lo, &hi);
 	if (hi <= lo)
 		return;
 	const uint8_t *id = NULL;

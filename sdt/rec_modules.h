@@ -13,6 +13,9 @@
 #ifndef MT_REC_MODULES_H
 #define MT_REC_MODULES_H
 
+#include <link.h>
+#include <stdint.h>
+
 /*
  * Writes the module map if it changed, and returns with the table lock
  * held.  The loader's lock is taken first (this runs in a dl_iterate_phdr
@@ -20,5 +23,9 @@
  * lock, as dlopen does, can never wait for us while we wait for it.
  */
 void mt_modules_check_and_lock(void);
+
+/* [*lo, *hi): the run-time addresses a loaded object's PT_LOAD segments
+ * span (*hi <= *lo when it has none). */
+void mt_module_span(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi);
 
 #endif

@@ -14,6 +14,7 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
+#include "rec_modules.h"
 #include "rec_text.h"
 #include "trace_format.h"
 #include "rec_unwind.h"
@@ -31,17 +32,8 @@ static uintptr_t own_start, own_end;
 static int find_own(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
-	uintptr_t here = (uintptr_t)arg, lo = UINTPTR_MAX, hi = 0;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD)
-			continue;
-		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-		if (a < lo)
-			lo = a;
-		if (a + ph->p_memsz > hi)
-			hi = a + ph->p_memsz;
-	}
+	uintptr_t here = (uintptr_t)arg, lo, hi;
+	mt_module_span(info, &lo, &hi);
 	if (here < lo || here >= hi)
 		return 0;
 	own_start = lo;
