@@ -25,3 +25,6 @@ bench_run_loop_SOURCES = bench/run_loop.c trace_run/timer.c trace_run/timer.h
 bench_run_loop_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/trace_run
 bench_run_loop_LDADD = lib/libmtformat.la
 dist_noinst_SCRIPTS += bench/trace_run.sh
+
+# bench/report.sh: mtrace-report's speed and memory beside heaptrack_print.
+dist_noinst_SCRIPTS += bench/report.sh

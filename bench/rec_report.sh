@@ -99,6 +99,14 @@ check_targets() {
 	# right; the allowance of 10% + 1 ns covers run-to-run noise.
 	verdict "two threads cost no more per call than one (tmpfs, cpu, 10% + 1 ns noise)" \
 		"$(holds 'b <= a * 1.1 + 1' a="$w1" b="$w2")" "$w1 ns (1 thread), $w2 ns (2 threads)"
+	for t in 1 2; do
+		k=$(added_of rec-stacks "$t") h=$(added_of heaptrack "$t")
+		verdict "with stacks (#13), $t thread(s): at most a third of heaptrack's cost (wall)" \
+			"$(holds 'k * 3 <= h' k="$k" h="$h")" "$k vs $h ns added ($(ratio_of "$h" "$k")x)"
+	done
+	s1=$(cat "$work/b.rec-stacks.1" 2>/dev/null || true) s2=$(cat "$work/b.rec-stacks.2" 2>/dev/null || true)
+	verdict "with stacks (#13): <= 12 bytes per call" "$(holds 'a <= 12 && b <= 12' a="$s1" b="$s2")" \
+		"$s1 (1 thread), $s2 (2 threads) bytes per record; callgrind $(ir_added rec-stacks) instr/call"
 	b1=$(cat "$work/b.rec-shm.1" 2>/dev/null || true) b2=$(cat "$work/b.rec-shm.2" 2>/dev/null || true)
 	verdict "<= 16 bytes per call" "$(holds 'a <= 16 && b <= 16' a="$b1" b="$b2")" \
 		"$b1 (1 thread), $b2 (2 threads) bytes per record"

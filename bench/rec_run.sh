@@ -9,7 +9,7 @@
 # recorder: it creates a new file (O_EXCL) and reserves each window with
 # fallocate, so /dev/shm is its warm regime; floor-warm shows what is left
 # of a recorder's cost once no page has to be allocated.
-all_contenders="untraced markers rec-shm rec-disk floor-shm floor-warm floor-disk heaptrack mtrace"
+all_contenders="untraced markers rec-shm rec-disk rec-stacks floor-shm floor-warm floor-disk heaptrack mtrace"
 
 describe_contender() {
 	case $1 in
@@ -17,6 +17,7 @@ describe_contender() {
 	markers) echo "LD_PRELOAD=libmtrace.so, recorder off: interposer and SDT markers" ;;
 	rec-shm) echo "recording, trace on tmpfs (/dev/shm): pages warm, no writeback" ;;
 	rec-disk) echo "recording, trace kept on disk ($diskdir)" ;;
+	rec-stacks) echo "recording with MTRACE_STACKS=64 (call stacks, libunwind), kept on disk" ;;
 	floor-shm) echo "bare 32-byte records per thread window, fresh tmpfs pages" ;;
 	floor-warm) echo "bare 32-byte records, tmpfs pages already in the page cache" ;;
 	floor-disk) echo "bare 32-byte records, kept on disk" ;;
@@ -98,7 +99,7 @@ missing_piece() {
 # result line goes to $work/line.  Returns non-zero (after saying why) if the
 # program failed or printed no result.
 go() {
-	if ! env -u LD_PRELOAD -u MTRACE_CTL_FILE -u MALLOC_TRACE -u FLOOR_FILE "$@" \
+	if ! env -u LD_PRELOAD -u MTRACE_CTL_FILE -u MTRACE_STACKS -u MALLOC_TRACE -u FLOOR_FILE "$@" \
 		>"$work/out" 2>"$work/err"; then
 		echo "$me: $c, $t threads: the run failed:" >&2
 		tail -n 3 "$work/err" >&2
@@ -129,6 +130,8 @@ run_contender() {
 	markers) go LD_PRELOAD="$mtlib" "$prog" $args ;;
 	rec-shm) go LD_PRELOAD="$mtlib" MTRACE_CTL_FILE="$shmdir/rec" "$prog" $args ;;
 	rec-disk) go LD_PRELOAD="$mtlib" MTRACE_CTL_FILE="$diskwork/rec" "$prog" $args ;;
+	rec-stacks)
+		go LD_PRELOAD="$mtlib" MTRACE_STACKS=64 MTRACE_CTL_FILE="$diskwork/rec" "$prog" $args ;;
 	floor-shm) go LD_PRELOAD="$floorlib" FLOOR_FILE="$shmdir/floor" "$prog" $args ;;
 	floor-disk) go LD_PRELOAD="$floorlib" FLOOR_FILE="$diskwork/floor" "$prog" $args ;;
 	floor-warm)
@@ -176,12 +179,13 @@ trace_bytes() {
 count_instructions() {
 	command -v valgrind >/dev/null || { echo "$me: no valgrind: no instruction counts" >&2; return 0; }
 	t=1
-	for c in untraced markers rec-shm floor-shm; do
+	for c in untraced markers rec-shm rec-stacks floor-shm; do
 		available "$c" || continue
 		case $c in
 		untraced) set -- ;;
 		markers) set -- LD_PRELOAD="$mtlib" ;;
 		rec-shm) set -- LD_PRELOAD="$mtlib" MTRACE_CTL_FILE="$shmdir/rec" ;;
+		rec-stacks) set -- LD_PRELOAD="$mtlib" MTRACE_STACKS=64 MTRACE_CTL_FILE="$shmdir/rec" ;;
 		floor-shm) set -- LD_PRELOAD="$floorlib" FLOOR_FILE="$shmdir/floor" ;;
 		esac
 		go "$@" valgrind --tool=callgrind --toggle-collect=alloc_loop \

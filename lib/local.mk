@@ -18,6 +18,8 @@ lib_libmtformat_la_LIBADD = lib/libmtcore.la
 lib_libmtformat_la_SOURCES += \
 	lib/trace_internal.h lib/trace_reader.c lib/trace_cursor.c lib/trace_merge.c \
 	lib/trace_writer.c lib/names.c lib/mapped.c lib/mapped.h
+# The stack table and module map of traces recorded with stacks.
+lib_libmtformat_la_SOURCES += lib/stack_table.c
 
 # Text logs (malloc-log, glibc MALLOC_TRACE) rewritten as traces for trace2wl.
 lib_libmtformat_la_SOURCES += \

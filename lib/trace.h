@@ -40,6 +40,7 @@ struct mt_trace_info {
 	uint64_t records, dropped, windows, end_offset; /* as stored: valid when closed */
 	uint32_t stop_reason;   /* enum mt_stop_reason; codes past it are kept as read */
 	uint64_t stop_records;  /* records before an early stop */
+	uint32_t stack_depth; /* v2 with MT_FHF_STACKS: most frames a stack holds */
 	char allocator_name[33];
 	char exe[MT_FH_EXE_MAX];
 };
@@ -78,6 +79,42 @@ size_t mt_trace_threads(const struct mt_trace *t);
 uint32_t mt_trace_thread_tid(const struct mt_trace *t, size_t thread);
 /* Records of the thread as counted from its windows (complete records only). */
 uint64_t mt_trace_thread_records(const struct mt_trace *t, size_t thread);
+
+/* Whether allocating records carry a stack number (MT_FHF_STACKS). */
+int mt_trace_has_stacks(const struct mt_trace *t);
+
+/*
+ * The stack table and module map (v2 traces recorded with stacks; empty
+ * otherwise), read and checked when the trace is opened: a damaged entry
+ * fails mt_trace_open with "FILE: offset N: ...".  Memory: the distinct
+ * stacks and modules only.
+ */
+struct mt_trace_module {
+	uint64_t bias;          /* load address: file address + bias = run-time address */
+	uint64_t start, end;    /* run-time addresses its segments span */
+	const char *path;       /* as loaded; the trace's exe for the executable */
+	const uint8_t *build_id;
+	size_t build_id_len;    /* 0 when the module has no GNU build-id */
+	uint32_t generation;    /* the module map this module belongs to */
+};
+
+struct mt_trace_stack {
+	uint64_t id;            /* the number records carry, never 0 */
+	const uint64_t *frames; /* return addresses, allocating call outwards */
+	size_t nframes;
+	uint32_t generation;    /* module map to resolve the frames with */
+};
+
+size_t mt_trace_stack_count(const struct mt_trace *t);
+/* The i-th stack of the table, in the order written. */
+const struct mt_trace_stack *mt_trace_stack_at(const struct mt_trace *t, size_t i);
+/* The stack numbered id, NULL if the table has none. */
+const struct mt_trace_stack *mt_trace_stack_find(const struct mt_trace *t, uint64_t id);
+size_t mt_trace_module_count(const struct mt_trace *t);
+const struct mt_trace_module *mt_trace_module_at(const struct mt_trace *t, size_t i);
+/* The module of map `generation` holding addr, NULL if none does. */
+const struct mt_trace_module *mt_trace_module_find(const struct mt_trace *t, uint32_t generation,
+						   uint64_t addr);
 
 /* Iterates one thread's records in order.  The struct is public so callers
  * can keep one per thread without allocating; its fields are private. */

@@ -1,5 +1,5 @@
 /*
- * trace_codec.h - encode and decode one trace record (format version 1).
+ * trace_codec.h - encode and decode one trace record (format version 2).
  *
  * The encoder runs on the recorder's hot path inside the traced program, so
  * it is inline, branch-light and never allocates.  The decoder is its exact
@@ -24,6 +24,9 @@
  *   (0 at the window's start), so neighbouring blocks cost 2-3 bytes.
  *   slack: zigzag of usable size minus requested bytes (nmemb*size for the
  *   array calls), usually one byte.
+ *   stack: only in a trace with MT_FHF_STACKS, last in every allocating
+ *   call's record (NULL_OUT or not): zigzag delta from the previous stack
+ *   number of the window (0 at its start); stack 0 is "not known".
  */
 #ifndef MT_TRACE_CODEC_H
 #define MT_TRACE_CODEC_H
@@ -46,6 +49,7 @@ struct mt_rec {
 	uint64_t nmemb;   /* calloc, reallocarray */
 	uint64_t align;   /* memalign family, free_aligned_sized */
 	uint64_t usable;  /* usable size of the returned block */
+	uint64_t stack;   /* stack table number of an allocating call, 0 unknown */
 	uint32_t event;   /* enum mt_event, for MT_CALL_EVENT */
 	uint32_t nargs;
 	uint64_t args[MT_EVENT_ARGS_MAX];
@@ -55,12 +59,16 @@ struct mt_rec {
 struct mt_codec_state {
 	uint64_t last_ts;
 	uint64_t last_ptr;
+	uint64_t last_stack;
+	int stacks;       /* the trace's allocating records carry a stack */
 };
 
-static inline void mt_codec_init(struct mt_codec_state *s, uint64_t base_ts)
+static inline void mt_codec_init(struct mt_codec_state *s, uint64_t base_ts, int stacks)
 {
 	s->last_ts = base_ts;
 	s->last_ptr = 0;
+	s->last_stack = 0;
+	s->stacks = stacks;
 }
 
 /*
@@ -173,6 +181,10 @@ static inline __attribute__((always_inline)) size_t mt_rec_encode(uint8_t *dst, 
 		} else if (f & MT_FIELD_RC) {
 			p += mt_varint_put(p, r->rc);
 		}
+		if (s->stacks) {
+			p += mt_varint_put(p, mt_zigzag((int64_t)(r->stack - s->last_stack)));
+			s->last_stack = r->stack;
+		}
 	}
 	*head = (uint8_t)(call | r->flags);
 	return (size_t)(p - dst);
@@ -181,9 +193,9 @@ static inline __attribute__((always_inline)) size_t mt_rec_encode(uint8_t *dst, 
 enum { MT_DEC_OK = 1, MT_DEC_END = 0, MT_DEC_CORRUPT = -1 };
 
 /* Bytes a record may read from its start with the wide varint reader: up to
- * seven varints of at most ten bytes after the head, and the reader's load
+ * eight varints of at most ten bytes after the head, and the reader's load
  * of MT_VARINT_WIDE bytes at the last one's start. */
-#define MT_REC_WIDE (1 + 7 * MT_VARINT_MAX + MT_VARINT_WIDE)
+#define MT_REC_WIDE (1 + 8 * MT_VARINT_MAX + MT_VARINT_WIDE)
 
 /* One varint of a record: wide (a constant) where the record starts at
  * least MT_REC_WIDE bytes before end. */
@@ -210,7 +222,7 @@ static inline __attribute__((always_inline)) int mt_rec_decode_body(const uint8_
 	r->call = (uint8_t)(head & 0x0f);
 	r->flags = (uint8_t)(head & 0xf0);
 	r->rc = r->event = r->nargs = 0;
-	r->ptr_in = r->ptr_out = r->size = r->nmemb = r->align = r->usable = 0;
+	r->ptr_in = r->ptr_out = r->size = r->nmemb = r->align = r->usable = r->stack = 0;
 	r->args[0] = r->args[1] = r->args[2] = r->args[3] = 0;
 	if (!f || mt_rec_varint(&q, end, &v, wide)) /* call 0 under flags alone, or 14, 15 */
 		return MT_DEC_CORRUPT;
@@ -253,6 +265,12 @@ static inline __attribute__((always_inline)) int mt_rec_decode_body(const uint8_
 			if (mt_rec_varint(&q, end, &v, wide) || v > UINT32_MAX)
 				return MT_DEC_CORRUPT;
 			r->rc = (uint32_t)v;
+		}
+		if (s->stacks) {
+			if (mt_rec_varint(&q, end, &v, wide))
+				return MT_DEC_CORRUPT;
+			r->stack = s->last_stack + (uint64_t)mt_unzigzag(v);
+			s->last_stack = r->stack;
 		}
 	}
 done:

@@ -1,5 +1,5 @@
 /*
- * trace_format.h - the recorder's trace file, version 1: layout constants.
+ * trace_format.h - the recorder's trace file, version 2: layout constants.
  *
  * This header is the single definition of the trace format; docs/FORMAT.md
  * describes the same bytes for people.  Change one, change the other, and
@@ -24,15 +24,18 @@
 #include <stdint.h>
 
 #define MT_TRACE_MAGIC "MTRACE\n\x1a" /* 8 bytes, no NUL */
-#define MT_TRACE_VERSION 1
+#define MT_TRACE_VERSION 2
 #define MT_TRACE_HEADER_SIZE 4096
 #define MT_TRACE_ALIGN 4096           /* windows start on this boundary */
 #define MT_WINDOW_MAGIC "MTWN"        /* 4 bytes */
 #define MT_WINDOW_HEADER_SIZE 64
 #define MT_WINDOW_MIN (4u << 10)      /* a thread's first window */
 #define MT_WINDOW_MAX (1u << 20)      /* windows double up to this */
-#define MT_RECORD_MAX 64              /* no record is longer; a window is
+#define MT_RECORD_MAX 80              /* no record is longer; a window is
 				         full when fewer bytes remain */
+#define MT_TABLE_MAGIC "MTTB"         /* 4 bytes: a stack table window */
+#define MT_TABLE_WINDOW_SIZE (64u << 10)
+#define MT_STACK_FRAMES_MAX 256       /* frames a stack may hold */
 
 /* File header field offsets. */
 enum {
@@ -60,11 +63,15 @@ enum {
 	MT_FH_STOP_REASON = 112,  /* 4  enum mt_stop_reason: why recording stopped early, 0 if not */
 	MT_FH_STOP_RECORDS = 120, /* 8  records written before that stop, 0 if none */
 	MT_FH_ALLOCATOR_NAME = 128, /* 32 NUL-padded name of the allocator below */
+	MT_FH_STACK_DEPTH = 160,  /* 4  frames recorded per stack at most (v2, with STACKS) */
 	MT_FH_EXE = 256,          /* up to 3840, NUL-terminated executable path */
 };
 #define MT_FH_EXE_MAX (MT_TRACE_HEADER_SIZE - MT_FH_EXE)
 
-enum { MT_FHF_CLOSED = 1 };   /* the recorder stopped cleanly */
+enum {
+	MT_FHF_CLOSED = 1,    /* the recorder stopped cleanly */
+	MT_FHF_STACKS = 2,    /* v2: allocating records carry a stack number */
+};
 
 /*
  * Why the recorder stopped before the program asked it to (or ended): the
@@ -105,6 +112,22 @@ enum {
 	MT_WH_FLAGS = 48,     /* 4  MT_WHF_* */
 };
 enum { MT_WHF_CLOSED = 1, MT_WHF_LAST = 2 /* the thread ended with this window */ };
+
+/*
+ * Stack table windows (v2): a window header with MT_TABLE_MAGIC (tid 0, seq
+ * counting table windows, used/count/flags 0), then entries until a zero
+ * head byte or the window's end.  Each entry is a head byte (the kind) and
+ * varints, head byte stored last as for records:
+ *   STACK    id nframes frame0 zigzag(frame1-frame0)...   (return addresses,
+ *            from the allocating call outwards)
+ *   MODULES  generation        a new module map; the MODULE entries after it
+ *                              make it up, and STACK entries after it are
+ *                              resolved against it
+ *   MODULE   bias start size idlen id[idlen] pathlen path[pathlen]
+ *            (bias: load address; [start, start+size): its mapped segments;
+ *            id: GNU build-id bytes; path "" for the executable)
+ */
+enum mt_table_entry { MT_TE_STACK = 1, MT_TE_MODULES = 2, MT_TE_MODULE = 3 };
 
 /*
  * Record layout: one head byte, then varints.

@@ -37,6 +37,7 @@ void mt_trace_header_encode(uint8_t page[MT_TRACE_HEADER_SIZE], const struct mt_
 	mt_put_le64(page + MT_FH_END_OFFSET, info->end_offset);
 	mt_put_le32(page + MT_FH_STOP_REASON, info->stop_reason);
 	mt_put_le64(page + MT_FH_STOP_RECORDS, info->stop_records);
+	mt_put_le32(page + MT_FH_STACK_DEPTH, info->stack_depth);
 	/* strnlen, not strlen: the name fields may be filled to the brim. */
 	memcpy(page + MT_FH_ALLOCATOR_NAME, info->allocator_name,
 	       strnlen(info->allocator_name, 32));
@@ -104,6 +105,13 @@ int mt_trace_header_decode(const uint8_t *p, size_t len, struct mt_trace_info *i
 	info->end_offset = mt_get_le64(p + MT_FH_END_OFFSET);
 	info->stop_reason = mt_get_le32(p + MT_FH_STOP_REASON);
 	info->stop_records = mt_get_le64(p + MT_FH_STOP_RECORDS);
+	if (info->version >= 2)
+		info->stack_depth = mt_get_le32(p + MT_FH_STACK_DEPTH);
+	if (info->version < 2 && info->flags & MT_FHF_STACKS)
+		return mt_error_set(e, file, "corrupt file header (stacks flag in a version 1 trace)");
+	if (info->flags & MT_FHF_STACKS &&
+	    (!info->stack_depth || info->stack_depth > MT_STACK_FRAMES_MAX))
+		return mt_error_set(e, file, "corrupt file header (stack depth %u)", info->stack_depth);
 	get_name(info->allocator_name, p + MT_FH_ALLOCATOR_NAME, 32);
 	get_name(info->exe, p + MT_FH_EXE, MT_FH_EXE_MAX);
 	return 0;

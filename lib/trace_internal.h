@@ -44,6 +44,23 @@ struct mt_trace {
 	char **warnings;        /* NULL-terminated */
 	size_t nwarnings;
 	int cut_warned;         /* truncation is reported once */
+	/* The stack table and module map (stack_table.c). */
+	struct mt_trace_stack *stacks, **stacks_by_id;
+	size_t nstacks, stacks_cap;
+	uint64_t *frames;
+	size_t nframes, frames_cap;
+	struct mt_trace_module *modules;
+	size_t nmodules, modules_cap;
+	uint32_t generation;    /* module map in effect while reading the table */
+	int generation_seen, table_cut;
 };
+
+/* Reads the table window at off (the file ends at limit) into t; *size is
+ * the window's size.  0, or -1 with e set. */
+int mt_stack_table_window(struct mt_trace *t, uint64_t off, uint64_t limit, uint64_t *size,
+			  struct mt_error *e);
+/* Once every table window is read: the lookup index.  0 or -1 with e set. */
+int mt_stack_table_finish(struct mt_trace *t, struct mt_error *e);
+void mt_stack_table_free(struct mt_trace *t);
 
 #endif

@@ -148,7 +148,7 @@ static void scan_window(struct mt_trace *t, struct mt_trace_window *w, uint64_t 
 	size_t len;
 	int rc;
 
-	mt_codec_init(&st, w->base_ts);
+	mt_codec_init(&st, w->base_ts, mt_trace_has_stacks(t));
 	w->count = 0;
 	while ((rc = mt_rec_decode(p, end, &st, &r, &len)) == MT_DEC_OK) {
 		p += len;
@@ -201,7 +201,7 @@ static int parse_window(struct mt_trace *t, uint64_t off, uint64_t limit,
 	struct mt_codec_state st;
 	struct mt_rec r;
 	size_t len;
-	mt_codec_init(&st, w->base_ts);
+	mt_codec_init(&st, w->base_ts, mt_trace_has_stacks(t));
 	w->first_ts = w->base_ts;
 	if (w->count && mt_rec_decode(t->map + start, t->map + w->data_end, &st, &r, &len) == MT_DEC_OK)
 		w->first_ts = r.ts;
@@ -244,6 +244,13 @@ static int walk_windows(struct mt_trace *t, struct mt_error *e)
 		}
 		warn_zero_run(t, zero_from, off);
 		zero_from = 0;
+		if (avail >= MT_WINDOW_HEADER_SIZE && memcmp(h, MT_TABLE_MAGIC, 4) == 0) {
+			uint64_t size;
+			if (mt_stack_table_window(t, off, limit, &size, e))
+				return -1;
+			off += size;
+			continue;
+		}
 		if (memcmp(h, MT_WINDOW_MAGIC, avail < 4 ? avail : 4) != 0)
 			return mt_error_set(e, t->path, "offset %llu: corrupt window header",
 					    (unsigned long long)off);
@@ -276,6 +283,8 @@ static int walk_windows(struct mt_trace *t, struct mt_error *e)
 	warn_zero_run(t, zero_from, off < limit ? off : limit);
 	if (dropped < t->len) /* pages mapped around the last header */
 		madvise((void *)(t->map + dropped), t->len - dropped, MADV_DONTNEED);
+	if (t->table_cut && !t->cut_warned)
+		warn(t, "truncated inside the stack table at offset %llu", (unsigned long long)limit);
 	if (open)
 		warn(t, "%zu window%s left open (the recorder did not stop cleanly): "
 		     "read up to the last complete record", open, open == 1 ? "" : "s");
@@ -432,7 +441,7 @@ struct mt_trace *mt_trace_open(const char *path, struct mt_error *e)
 	}
 	if (map_input(t, path, e) ||
 	    mt_trace_header_decode(t->map, t->len, &t->info, t->path, e) ||
-	    walk_windows(t, e))
+	    walk_windows(t, e) || mt_stack_table_finish(t, e))
 		goto fail;
 	if (group_threads(t)) {
 		mt_error_set(e, t->path, "out of memory");
@@ -456,6 +465,7 @@ void mt_trace_close(struct mt_trace *t)
 	for (size_t i = 0; i < t->nwarnings; i++)
 		free(t->warnings[i]);
 	free(t->warnings);
+	mt_stack_table_free(t);
 	free(t->wins);
 	free(t->threads);
 	free(t->path);

@@ -184,7 +184,7 @@ static int next_window(struct mt_trace_writer *w, struct wthread *th, uint64_t t
 	th->base_ts = ts;
 	th->base_mono = ts_to_mono(&w->info, ts);
 	th->used = th->count = 0;
-	mt_codec_init(&th->st, ts);
+	mt_codec_init(&th->st, ts, (w->info.flags & MT_FHF_STACKS) != 0);
 	return 0;
 }
 

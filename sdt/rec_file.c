@@ -26,6 +26,7 @@
 #include "next_alloc.h"
 #include "rec_clock.h"
 #include "rec_file.h"
+#include "rec_stack.h"
 #include "rec_text.h"
 
 /* Would a file of `end` bytes pass the file-size limit?  Sets *limit. */
@@ -156,6 +157,7 @@ int mt_file_open(struct mt_file *f, const char *name, int exact, pid_t pid)
 	if (create(f, name, exact, pid))
 		return -1;
 	fill_info(&f->info, pid);
+	mt_stacks_file_opened(f);
 	if (write_header(f)) {
 		/* A file without its header is no trace: nothing is left. */
 		mt_say(MT_SAY_ERROR, "cannot write ", f->path, ": ", strerrordesc_np(errno),

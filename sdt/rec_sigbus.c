@@ -7,10 +7,10 @@
  * while the program runs, the next store into a window past the new end
  * raises SIGBUS, and SIGBUS kills.  So while the program leaves SIGBUS at
  * its default, the recorder handles it: a fault inside one of its windows
- * puts zero pages in place of the window (the interrupted store then
- * completes, into memory no file sees) and stops recording, once, with one
- * line; any other SIGBUS gets the default action it would have had without
- * the recorder.  A program that installs its own handler replaces this
+ * (a thread's, or the stack table's) puts zero pages in place of the window
+ * (the interrupted store then completes, into memory no file sees) and
+ * stops recording, once, with one line; any other SIGBUS gets the default
+ * action it would have had without the recorder.  A program that installs its own handler replaces this
  * one, and such a fault is then its to handle.
  *
  * Everything here runs in a signal handler or is set up with the recorder
@@ -21,6 +21,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 
+#include "rec_table.h"
 #include "rec_thread.h"
 #include "recorder.h"
 
@@ -30,7 +31,9 @@ static void on_sigbus(int sig, siginfo_t *si, void *context)
 	uint8_t *base;
 	uint32_t size;
 	/* si_code > 0: raised by the kernel for a fault at si_addr. */
-	if (si->si_code > 0 && mt_window_holding(si->si_addr, &base, &size) &&
+	if (si->si_code > 0 &&
+	    (mt_window_holding(si->si_addr, &base, &size) ||
+	     mt_table_window_holding(si->si_addr, &base, &size)) &&
 	    mmap(base, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
 		 0) != MAP_FAILED) {
 		mt_recorder_file_cut();

@@ -66,7 +66,7 @@ static uint32_t scan(const struct mt_slot *s, uint32_t *used)
 	size_t len;
 	uint32_t n = 0;
 
-	mt_codec_init(&st, s->base_ts);
+	mt_codec_init(&st, s->base_ts, s->stacks);
 	/* The owner stores a record's head byte last, so a head byte read as
 	 * non-zero here means the whole record is there (x86 keeps stores in
 	 * order; the owner publishes with a release store). */
@@ -168,6 +168,7 @@ int mt_window_open(struct mt_tls *t, unsigned epoch, struct mt_file *f)
 	s->base_ts = mt_clock_ts();
 	s->open = 1;
 	s->closed_count = 0;
+	s->stacks = (f->info.flags & MT_FHF_STACKS) != 0;
 	struct mt_window_info w = {
 		.tid = s->tid, .seq = t->seq, .size = size, .base_ts = s->base_ts,
 		.base_mono = mt_clock_ns(CLOCK_MONOTONIC), .first_rec = t->first_rec,
@@ -176,7 +177,7 @@ int mt_window_open(struct mt_tls *t, unsigned epoch, struct mt_file *f)
 	t->cur = s->base + MT_WINDOW_HEADER_SIZE;
 	t->limit = s->base + size - MT_RECORD_MAX;
 	t->count = 0;
-	mt_codec_init(&t->codec, s->base_ts);
+	mt_codec_init(&t->codec, s->base_ts, s->stacks);
 	t->epoch = epoch;
 	return 0;
 }

@@ -30,6 +30,7 @@ struct mt_slot {
 	uint8_t open;         /* header not yet closed (by the owner or by stop) */
 	uint8_t in_use;
 	uint8_t exited;       /* the thread ran its exit destructor */
+	uint8_t stacks;       /* the window's file has MT_FHF_STACKS */
 };
 
 struct mt_tls {

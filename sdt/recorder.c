@@ -16,8 +16,10 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -172,6 +174,22 @@ int mt_record_window(struct mt_tls *t, unsigned e)
 	return ok;
 }
 
+uint8_t *mt_record_table_window(unsigned serial, uint32_t *size)
+{
+	uint8_t *m = NULL;
+	uint64_t off;
+	pthread_mutex_lock(&lock);
+	if (file_epoch && file.serial == serial && mt_file_claim(&file, size, &off) == 0) {
+		m = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED, file.fd.fd, (off_t)off);
+		if (m == MAP_FAILED) {
+			mt_file_unclaim(&file, off, errno);
+			m = NULL;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	return m;
+}
+
 void mt_recorder_event(unsigned event, unsigned nargs, const uint64_t *args)
 {
 	if (!mt_recording())
@@ -223,6 +241,7 @@ static void thread_exit(void *arg)
 static void child_after_fork(void)
 {
 	pthread_mutex_init(&lock, NULL);
+	mt_stacks_after_fork();
 	mt_windows_forget();
 	if (file_epoch) {
 		int was_paused = paused;
@@ -243,6 +262,7 @@ static void init(void)
 	mt_tls.busy = 1;
 	mt_next_resolve();
 	mt_say_keep_stderr();
+	mt_stacks_configure();
 	pthread_key_create(&exit_key, thread_exit);
 	pthread_atfork(lock_busy, unlock_busy, child_after_fork);
 	mt_tls.busy = was_busy;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "rec_clock.h"
+#include "rec_stack.h"
 #include "rec_thread.h"
 #include "trace_codec.h"
 #include "visibility.h"
@@ -32,6 +33,12 @@ static inline int mt_recording(void)
 void mt_record_dropped(void);
 int mt_record_window(struct mt_tls *t, unsigned epoch);
 
+/* A stack table window of the trace file numbered serial (mt_file.serial),
+ * claimed and mapped; NULL when that file is no longer being written.
+ * *size asks for a size and returns the one claimed: less near the
+ * file-size limit (mt_file_claim). */
+uint8_t *mt_record_table_window(unsigned serial, uint32_t *size);
+
 #define mt_compiler_barrier() __asm__ volatile("" ::: "memory")
 
 /*
@@ -44,7 +51,9 @@ int mt_record_window(struct mt_tls *t, unsigned epoch);
  * docs/BENCHMARKS.md, most of the total), the varint stores (8 bytes on
  * average) into a page already mapped, and the head byte stored last,
  * which on x86 is a plain store.  No lock, no atomic read-modify-write, no
- * syscall, no allocation.
+ * syscall, no allocation.  With MTRACE_STACKS an allocating call adds its
+ * stack walk and table probe (rec_stack.c): about 600 instructions for a
+ * 5-frame stack seen before (callgrind, bench/alloc_heavy).
  *
  * Re-entry: calls that arrive while this thread is inside the recorder -
  * from our own use of libc, or from a signal handler that interrupted a
@@ -59,13 +68,18 @@ static inline __attribute__((always_inline)) void mt_record(struct mt_rec *r)
 	}
 	t->busy = 1;
 	mt_compiler_barrier(); /* a signal handler from here on sees busy */
+	/* The call's moment is now, before a stack walk that may take long:
+	 * another thread may already be handed the block this call freed. */
+	r->ts = mt_clock_ts();
+	if (mt_call_allocates(r->call) && mt_stack_depth)
+		r->stack = mt_stack_capture(); /* off: one load and a branch */
 	unsigned e = __atomic_load_n(&mt_rec_epoch, __ATOMIC_RELAXED);
 	if (__builtin_expect(!e || e != t->epoch || t->cur > t->limit, 0) &&
 	    !mt_record_window(t, e))
 		goto out;
-	r->ts = mt_clock_ts();
 	if (r->ts < t->codec.last_ts)
-		r->ts = t->codec.last_ts; /* TSCs of two cores may disagree a little */
+		r->ts = t->codec.last_ts; /* TSCs of two cores may disagree a little,
+					     and a window opened after it was read */
 	uint8_t head;
 	size_t n = mt_rec_encode(t->cur, &t->codec, r, &head);
 	/* The commit: until this byte is non-zero the record does not exist. */

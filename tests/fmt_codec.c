@@ -66,8 +66,9 @@ static void test_varints(void)
 	CHECK(mt_varint_get_wide(&p, buf + sizeof buf, &v) == -1, "overlong wide varint accepted");
 }
 
-/* Encodes r (already canonical) after prev, decodes it, compares. */
-static void round_trip(const struct mt_rec *prev, const struct mt_rec *r)
+/* Encodes r (already canonical) after prev, decodes it, compares; with
+ * stacks, as in a trace whose allocating records carry a stack number. */
+static void round_trip(const struct mt_rec *prev, const struct mt_rec *r, int stacks)
 {
 	uint8_t buf[MT_RECORD_MAX + MT_REC_WIDE];
 	struct mt_codec_state enc, dec;
@@ -75,8 +76,8 @@ static void round_trip(const struct mt_rec *prev, const struct mt_rec *r)
 	uint8_t head;
 	size_t len, got;
 
-	mt_codec_init(&enc, 5);
-	mt_codec_init(&dec, 5);
+	mt_codec_init(&enc, 5, stacks);
+	mt_codec_init(&dec, 5, stacks);
 	size_t plen = mt_rec_encode(buf, &enc, prev, &head);
 	buf[0] = head;
 	CHECK(mt_rec_decode(buf, buf + plen, &dec, &out, &got) == MT_DEC_OK && got == plen,
@@ -106,7 +107,8 @@ static void round_trip(const struct mt_rec *prev, const struct mt_rec *r)
 		fmt_rec_print(stderr, "read ", &out);
 		CHECK(0, "call %u flags %#x: round trip differs", r->call, r->flags);
 	}
-	CHECK(dec.last_ts == enc.last_ts && dec.last_ptr == enc.last_ptr, "delta state diverged");
+	CHECK(dec.last_ts == enc.last_ts && dec.last_ptr == enc.last_ptr &&
+	      dec.last_stack == enc.last_stack, "delta state diverged");
 	/* Far from the end, as most of a window's records are: the wide path. */
 	dec = before;
 	rc = mt_rec_decode(buf, buf + sizeof buf, &dec, &out, &got);
@@ -114,11 +116,12 @@ static void round_trip(const struct mt_rec *prev, const struct mt_rec *r)
 	      "call %u flags %#x: wide decode differs", r->call, r->flags);
 }
 
-/* Every call x every flag combination x edge values in every field. */
-static void test_records(void)
+/* Every call x every flag combination x edge values in every field, in a
+ * trace without stacks and in one with. */
+static void test_records(int stacks)
 {
 	struct mt_rec prev = { .call = MT_CALL_MALLOC, .ts = 77, .size = 8,
-			       .ptr_out = 0x55d0c0a2a2a0ull, .usable = 24 };
+			       .ptr_out = 0x55d0c0a2a2a0ull, .usable = 24, .stack = stacks ? 9 : 0 };
 	unsigned n = 0;
 	for (unsigned call = 1; call < MT_CALL_COUNT; call++)
 		for (unsigned flags = 0; flags < 0x100; flags += 0x10)
@@ -130,12 +133,13 @@ static void test_records(void)
 					.size = v, .nmemb = w, .align = v, .usable = w,
 					.event = (uint32_t)v, .nargs = (uint32_t)(i % 5),
 					.args = { v, w, UINT64_MAX, 0 },
+					.stack = stacks ? v : 0,
 				};
 				fmt_rec_canon(&r);
-				round_trip(&prev, &r);
+				round_trip(&prev, &r, stacks);
 				n++;
 			}
-	printf("%u record round trips\n", n);
+	printf("%u record round trips %s stacks\n", n, stacks ? "with" : "without");
 }
 
 /* A long chain in one buffer, as a window holds it. */
@@ -148,7 +152,7 @@ static void test_chain(void)
 	uint8_t *p = buf, head;
 	size_t len;
 
-	mt_codec_init(&enc, FMT_START_TS);
+	mt_codec_init(&enc, FMT_START_TS, 0);
 	for (uint64_t i = 0; i < N; i++) {
 		fmt_gen_rec(&r, 3, i);
 		len = mt_rec_encode(p, &enc, &r, &head);
@@ -156,7 +160,7 @@ static void test_chain(void)
 		p += len;
 	}
 	const uint8_t *q = buf;
-	mt_codec_init(&dec, FMT_START_TS);
+	mt_codec_init(&dec, FMT_START_TS, 0);
 	for (uint64_t i = 0; i < N; i++) {
 		fmt_gen_rec(&r, 3, i);
 		int rc = mt_rec_decode(q, p, &dec, &out, &len);
@@ -175,7 +179,7 @@ static void test_invalid(void)
 	const uint8_t bad_call[] = { 0x0f, 0, 0, 0 };
 	const uint8_t event_flags[] = { MT_CALL_EVENT | MT_RF_MMAPPED, 0, 1, 0 };
 	const uint8_t event_nargs[] = { MT_CALL_EVENT, 0, 1, MT_EVENT_ARGS_MAX + 1, 0, 0, 0, 0, 0 };
-	mt_codec_init(&s, 0);
+	mt_codec_init(&s, 0, 0);
 	CHECK(mt_rec_decode(bad_call, bad_call + 4, &s, &r, &len) == MT_DEC_CORRUPT, "call 15");
 	CHECK(mt_rec_decode(event_flags, event_flags + 4, &s, &r, &len) == MT_DEC_CORRUPT,
 	      "event with flags");
@@ -186,7 +190,8 @@ static void test_invalid(void)
 int main(void)
 {
 	test_varints();
-	test_records();
+	test_records(0);
+	test_records(1);
 	test_chain();
 	test_invalid();
 	return check_result();

@@ -27,6 +27,8 @@ static inline void fmt_rec_canon(struct mt_rec *r)
 		return;
 	}
 	r->event = r->nargs = 0;
+	if (!mt_call_allocates(c))
+		r->stack = 0; /* only allocating calls carry one */
 	for (int i = 0; i < MT_EVENT_ARGS_MAX; i++)
 		r->args[i] = 0;
 	/* A pointer of 0 is NULL, which only its flag says: 0 without it is
@@ -57,17 +59,18 @@ static inline int fmt_rec_equal(const struct mt_rec *a, const struct mt_rec *b)
 	return a->call == b->call && a->flags == b->flags && a->rc == b->rc && a->ts == b->ts &&
 	       a->ptr_in == b->ptr_in && a->ptr_out == b->ptr_out && a->size == b->size &&
 	       a->nmemb == b->nmemb && a->align == b->align && a->usable == b->usable &&
-	       a->event == b->event && a->nargs == b->nargs;
+	       a->event == b->event && a->nargs == b->nargs && a->stack == b->stack;
 }
 
 static inline void fmt_rec_print(FILE *out, const char *what, const struct mt_rec *r)
 {
 	fprintf(out, "%s: call %u flags %#x rc %u ts %llu in %#llx out %#llx size %llu nmemb %llu "
-		     "align %llu usable %llu event %u nargs %u\n",
+		     "align %llu usable %llu event %u nargs %u stack %llu\n",
 		what, r->call, r->flags, r->rc, (unsigned long long)r->ts,
 		(unsigned long long)r->ptr_in, (unsigned long long)r->ptr_out,
 		(unsigned long long)r->size, (unsigned long long)r->nmemb,
-		(unsigned long long)r->align, (unsigned long long)r->usable, r->event, r->nargs);
+		(unsigned long long)r->align, (unsigned long long)r->usable, r->event, r->nargs,
+		(unsigned long long)r->stack);
 }
 
 /* A cheap deterministic mix, so records differ without a random source. */

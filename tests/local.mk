@@ -20,3 +20,4 @@ include tests/recorder.mk
 include tests/converter.mk
 include tests/replay.mk
 include tests/diag.mk
+include tests/report.mk

@@ -10,7 +10,7 @@ synth=$top_builddir/tests/fmt_synth
 mtrace-dump calls.mtr >dump.txt 2>err.txt
 [ ! -s err.txt ] || fail "warnings on a clean trace: $(cat err.txt)"
 cat >want.txt <<'EOF'
-# trace calls.mtr (format 1)
+# trace calls.mtr (format 2)
 # pid 4242, ppid 1, exe /usr/bin/synth
 # allocator glibc, 8-byte pointers, little-endian
 # timestamps monotonic at 1000000000 Hz, started 2023-11-14 22:13:20 UTC

@@ -31,6 +31,32 @@ const char *dump_ts_source_name(unsigned source)
 	return source == MT_TS_TSC ? "tsc" : source == MT_TS_MONOTONIC_NS ? "monotonic" : "unknown";
 }
 
+/* The module map and the stack table, as comment lines before the records:
+ * "# module G START-END PATH [build-id HEX]" and "# stack ID (G): FRAME...". */
+static void dump_stack_table(FILE *out, const struct mt_trace *t)
+{
+	fprintf(out, "# stacks of up to %" PRIu32 " frames: %zu stacks, %zu modules\n",
+		mt_trace_get_info(t)->stack_depth, mt_trace_stack_count(t),
+		mt_trace_module_count(t));
+	for (size_t i = 0; i < mt_trace_module_count(t); i++) {
+		const struct mt_trace_module *m = mt_trace_module_at(t, i);
+		fprintf(out, "# module %" PRIu32 " 0x%" PRIx64 "-0x%" PRIx64 " %s", m->generation,
+			m->start, m->end, m->path);
+		if (m->build_id_len)
+			fputs(" build-id ", out);
+		for (size_t b = 0; b < m->build_id_len; b++)
+			fprintf(out, "%02x", m->build_id[b]);
+		putc('\n', out);
+	}
+	for (size_t i = 0; i < mt_trace_stack_count(t); i++) {
+		const struct mt_trace_stack *s = mt_trace_stack_at(t, i);
+		fprintf(out, "# stack %" PRIu64 " (%" PRIu32 "):", s->id, s->generation);
+		for (size_t f = 0; f < s->nframes; f++)
+			fprintf(out, " 0x%" PRIx64, s->frames[f]);
+		putc('\n', out);
+	}
+}
+
 void dump_header(FILE *out, const struct mt_trace *t)
 {
 	const struct mt_trace_info *in = mt_trace_get_info(t);
@@ -58,6 +84,8 @@ void dump_header(FILE *out, const struct mt_trace *t)
 	if (in->stop_reason)
 		fprintf(out, "# INCOMPLETE: recording stopped early (%s) after %" PRIu64 " calls\n",
 			mt_stop_reason_name(in->stop_reason), in->stop_records);
+	if (mt_trace_has_stacks(t))
+		dump_stack_table(out, t);
 }
 
 static void put_ptr(FILE *out, uint64_t p)
@@ -138,6 +166,8 @@ void dump_record_text(FILE *out, const struct mt_trace *t, const struct mt_rec *
 	put_args(out, r);
 	putc(')', out);
 	put_result(out, r);
+	if (r->stack)
+		fprintf(out, "  stack %" PRIu64, r->stack);
 	putc('\n', out);
 }
 
@@ -154,6 +184,9 @@ void dump_record_json(FILE *out, const struct mt_rec *r, uint32_t tid, uint64_t 
 	}
 	fprintf(out, ",\"ptr_in\":%" PRIu64 ",\"ptr_out\":%" PRIu64 ",\"size\":%" PRIu64
 		     ",\"nmemb\":%" PRIu64 ",\"align\":%" PRIu64 ",\"usable\":%" PRIu64
-		     ",\"flags\":%u,\"rc\":%" PRIu32 "}\n",
+		     ",\"flags\":%u,\"rc\":%" PRIu32,
 		r->ptr_in, r->ptr_out, r->size, r->nmemb, r->align, r->usable, r->flags, r->rc);
+	if (r->stack)
+		fprintf(out, ",\"stack\":%" PRIu64, r->stack);
+	fputs("}\n", out);
 }

@@ -116,6 +116,10 @@ static void print_text(FILE *out, const struct mt_trace *t, const struct stats *
 		     ", dropped %" PRIu64 ", windows %zu\n",
 		s->records, total_failed(s), s->free_null, mt_trace_get_info(t)->dropped,
 		mt_trace_windows(t));
+	if (mt_trace_has_stacks(t))
+		fprintf(out, "stacks %zu (up to %" PRIu32 " frames), modules %zu\n",
+			mt_trace_stack_count(t), mt_trace_get_info(t)->stack_depth,
+			mt_trace_module_count(t));
 	fprintf(out, "bytes requested %" PRIu64 " in %" PRIu64 " allocations, usable %" PRIu64
 		     " (%+.1f%% overhead)\n",
 		s->requested, s->allocs, s->usable, overhead_pct(s));
@@ -138,9 +142,10 @@ static void print_json_header(FILE *out, const struct mt_trace *t)
 	mt_json_string(out, dump_allocator_name(in));
 	fprintf(out, ",\"ptr_size\":%u,\"ts_source\":\"%s\",\"ts_freq\":%" PRIu64
 		     ",\"start_realtime_ns\":%" PRIu64 ",\"closed\":%s,\"dropped\":%" PRIu64
-		     ",\"windows\":%zu",
+		     ",\"windows\":%zu,\"stacks\":%zu,\"modules\":%zu",
 		in->ptr_size, dump_ts_source_name(in->ts_source), in->ts_freq, in->start_realtime_ns,
-		in->flags & MT_FHF_CLOSED ? "true" : "false", in->dropped, mt_trace_windows(t));
+		in->flags & MT_FHF_CLOSED ? "true" : "false", in->dropped, mt_trace_windows(t),
+		mt_trace_stack_count(t), mt_trace_module_count(t));
 	mt_json_stop(out, in->stop_reason, in->stop_records);
 	fputs(",\"warnings\":[", out);
 	const char *const *w = mt_trace_warnings(t);

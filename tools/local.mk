@@ -16,3 +16,13 @@ tools/mtrace-record: $(srcdir)/tools/mtrace-record.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) tools && \
 	sed -e 's|@libdir[@]|$(libdir)|g' -e 's|@PACKAGE_VERSION[@]|$(PACKAGE_VERSION)|g' \
 		$(srcdir)/tools/mtrace-record.in >$@.tmp && chmod +x $@.tmp && mv $@.tmp $@
+
+# mtrace-report: leaks, peak, temporaries and hot call sites of traces
+# recorded with stacks, symbolised with elfutils (libdw); libstdc++ only
+# for its demangler.
+bin_PROGRAMS += tools/mtrace-report
+tools_mtrace_report_SOURCES = tools/mtrace-report.c tools/report.h tools/report_analyse.c \
+	tools/report_symbols.c tools/report_print.c tools/report_map.c tools/report_map.h \
+	tools/report_diff.c
+tools_mtrace_report_LDADD = lib/libmtformat.la -ldw -lelf -lstdc++
+dist_man1_MANS += docs/mtrace-report.1

@@ -1,0 +1,28 @@
+/*
+ * rec_unwind.h - the call stack of an allocating call, from inside malloc.
+ *
+ * Code built without frame pointers (Debian's libraries, anything at -O1
+ * and up) can only be walked with its DWARF call frame information.  We
+ * use libunwind's unw_backtrace for it, whose x86-64 fast path caches the
+ * frame layout of every return address it has seen, per thread, so a call
+ * site met before costs a hash lookup per frame rather than a CFI
+ * interpretation.  libunwind is loaded with dlopen(RTLD_LOCAL) only when
+ * stacks are asked for: linked normally it would put its own _Unwind_* and
+ * backtrace ahead of libgcc's and glibc's in every traced program.
+ */
+#ifndef MT_REC_UNWIND_H
+#define MT_REC_UNWIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Loads libunwind and finds our own code's address range.  0, or -1 after
+ * printing why stacks cannot be recorded. */
+int mt_unwind_load(void);
+
+/* Up to max return addresses of the calling thread, from the program's
+ * call into the malloc family outwards: the recorder's own frames are left
+ * out.  Returns how many; 0 when the stack could not be walked. */
+size_t mt_unwind(uint64_t *frames, size_t max);
+
+#endif

@@ -1,0 +1,9 @@
+# tests/report.mk - tests of call stacks in the trace and of mtrace-report
+# (issue #13), included by tests/local.mk.  The programs they record are
+# built by the tests themselves, the way distributions build (-O1 -g, no
+# frame pointers), so they are sources here, not check_PROGRAMS.
+REPORT_TESTS = tests/t-report-stacks.sh tests/t-report-dlopen.sh tests/t-report-bad.sh \
+	tests/t-report-threads.sh tests/t-report-diff.sh
+TESTS += $(REPORT_TESTS)
+EXTRA_DIST += $(REPORT_TESTS) tests/report-lib.sh tests/report_prog.c tests/report_lib.c \
+	tests/report_cxx.cc tests/report_dl.c tests/report_plugin.c tests/report_grow.c
