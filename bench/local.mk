@@ -25,3 +25,8 @@ bench_run_loop_SOURCES = bench/run_loop.c trace_run/timer.c trace_run/timer.h
 bench_run_loop_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/trace_run
 bench_run_loop_LDADD = lib/libmtformat.la
 dist_noinst_SCRIPTS += bench/trace_run.sh
+
+# bench/real.sh: record, convert and replay the real-program corpus
+# (bench/real_programs.sh), the programs every target is judged on.
+dist_noinst_SCRIPTS += bench/real.sh
+EXTRA_DIST += bench/real_programs.sh

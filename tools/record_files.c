@@ -87,14 +87,14 @@ static int by_calls(const void *a, const void *b)
 	return (x->records < y->records) - (x->records > y->records);
 }
 
-static void print_row(FILE *to, const struct record_file *r, const char *out)
+static void print_row(FILE *to, const struct record_file *r, const char *out, int exe_width)
 {
 	if (!r->readable) {
 		fprintf(to, "  %8s %12s  %s\n", "-", "-", r->why ? r->why : r->path);
 		return;
 	}
-	fprintf(to, "  %8" PRIu32 " %12" PRIu64 "  %-24s %s%s%s\n", r->pid, r->records, r->exe,
-		r->path, r->closed ? "" : " (not closed)",
+	fprintf(to, "  %8" PRIu32 " %12" PRIu64 "  %-*s  %s%s%s\n", r->pid, r->records, exe_width,
+		r->exe, r->path, r->closed ? "" : " (not closed)",
 		out && r->path && strcmp(r->path, out) == 0 ? "  <- -o" : "");
 }
 
@@ -115,11 +115,15 @@ void record_files_print(FILE *to, const struct record_files *f, const char *out,
 		if (&f->file[i] != f->program)
 			order[n++] = &f->file[i];
 	qsort(order + !!f->program, n - !!f->program, sizeof *order, by_calls);
-	fprintf(to, "%s: %zu trace file%s\n  %8s %12s  %-24s %s\n", prog, f->count,
-		f->count == 1 ? "" : "s", "pid", "calls", "executable", "file");
 	size_t shown = n < ROWS_SHOWN ? n : ROWS_SHOWN - 1;
+	int exe_width = 10; /* "executable" */
 	for (size_t i = 0; i < shown; i++)
-		print_row(to, order[i], out);
+		if (order[i]->readable && (int)strlen(order[i]->exe) > exe_width)
+			exe_width = (int)strlen(order[i]->exe);
+	fprintf(to, "%s: %zu trace file%s\n  %8s %12s  %-*s  %s\n", prog, f->count,
+		f->count == 1 ? "" : "s", "pid", "calls", exe_width, "executable", "file");
+	for (size_t i = 0; i < shown; i++)
+		print_row(to, order[i], out, exe_width);
 	uint64_t rest = 0;
 	for (size_t i = shown; i < n; i++)
 		rest += order[i]->records;
