@@ -30,3 +30,7 @@ dist_noinst_SCRIPTS += bench/trace_run.sh
 # (bench/real_programs.sh), the programs every target is judged on.
 dist_noinst_SCRIPTS += bench/real.sh
 EXTRA_DIST += bench/real_programs.sh
+
+# bench/fidelity.sh: a program run for real and replayed under each
+# allocator, and whether the two rankings agree.
+dist_noinst_SCRIPTS += bench/fidelity.sh
