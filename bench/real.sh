@@ -13,7 +13,9 @@
 #   4. replays the workload with trace_run --touch=none,
 # and prints two tables: recording (time added per call, trace bytes per
 # call) and conversion and replay (trace2wl calls/s and peak RSS, workload
-# bytes per call, trace_run's own cost per call and memory).
+# bytes per call, trace_run's own cost per call and memory).  Times are
+# given from CPU time (user + sys) beside wall time: on a shared machine
+# wall time grows with the other processes' load, CPU time far less.
 #
 # It judges nothing (the machine may be busy: the load average is printed
 # beside the figures); docs/BENCHMARKS.md holds the targets.  A program
@@ -50,15 +52,24 @@ what each step costs per call.  About 10 minutes on a quiet 2-core machine.
 Columns:
   calls           malloc-family calls of the recorded process (trace2wl's count)
   untraced s      wall time of the faster of two untraced runs
+  cpu s           its CPU time (user + sys, all threads)
   prog MB         the program's peak RSS, untraced
-  rec ns/call     (recorded wall - untraced wall) / calls
+  rec ns/call     time recording adds per call, from CPU time: (recorded
+                  cpu - untraced cpu) / calls
+  (wall)          the same from wall time
   trace B/call    trace file bytes / calls
-  t2w Mcalls/s    calls / trace2wl's wall time;  t2w peak MB: its peak RSS
+  t2w Mcalls/s    calls / trace2wl's CPU time (and / its wall time);
+  t2w peak MB     trace2wl's peak RSS
   wl B/call       workload bytes / calls
   replay s        trace_run's replay, wall
-  own ns/call     trace_run's machinery: (elapsed x threads - time inside
-                  allocator calls) / calls; with threads, time spent waiting
-                  for another thread counts too, so it is an upper bound
+  own ns/call     trace_run's machinery per call, as LOW..HIGH: the time
+                  outside allocator calls over calls.  HIGH is elapsed x
+                  threads - time inside calls (the issue's measure; it also
+                  counts threads waiting for each other, and preemption);
+                  LOW is CPU time (user + sys) - time inside calls (the
+                  TSC inside a call also runs while the thread is preempted,
+                  so on a busy machine it is too low; 0 when negative).
+                  On a quiet machine and one thread the two meet.
   before MB       "Replayer: N Kb resident before the clock started"
   tr peak MB      trace_run's peak RSS as a process (/usr/bin/time)
 EOF
@@ -134,15 +145,18 @@ calc() { awk "BEGIN { printf \"${fmt:-%.1f}\", $1 }"; }
 
 # timed NAME RUN [WRAP...]: calls the function RUN (run_PROGRAM, or direct)
 # with /usr/bin/time and WRAP in front of its command, stdout to NAME.out
-# and stderr to NAME.err; leaves "WALL_NS PEAK_KB" in NAME.time (the peak
-# RSS of the process /usr/bin/time started).  Fails as the command does.
+# and stderr to NAME.err; leaves "WALL_NS PEAK_KB CPU_NS" in NAME.time (peak
+# RSS and user + sys time of the process /usr/bin/time started, and of its
+# children).  Fails as the command does.
 timed() {
 	name=$1 run=$2
 	shift 2
 	t0=$(now_ns)
-	"$run" /usr/bin/time -f %M -o "$PWD/$name.rss" "$@" >"$name.out" 2>"$name.err" || return 1
+	"$run" /usr/bin/time -f '%M %U %S' -o "$PWD/$name.rss" "$@" >"$name.out" 2>"$name.err" ||
+		return 1
 	t1=$(now_ns)
-	echo "$((t1 - t0)) $(tail -n 1 "$name.rss")" >"$name.time"
+	tail -n 1 "$name.rss" | awk -v w=$((t1 - t0)) '{ printf "%s %s %.0f\n", w, $1, ($2 + $3) * 1e9 }' \
+		>"$name.time"
 }
 direct() { "$@"; }
 
@@ -164,18 +178,21 @@ measure() {
 	}
 	say "$p: making the input ($(about_"$p"))"
 	setup_"$p" >setup.log 2>&1 || { cp setup.log setup.err; fail_row setup setup; return 0; }
-	best=
+	best= best_cpu=
 	for i in 1 2; do
 		say "$p: untraced run $i"
 		timed plain run_"$p" || { fail_row "the untraced run" plain; return 0; }
 		t=$(field plain.time 1)
 		[ -n "$best" ] && [ "$best" -le "$t" ] || best=$t
+		t=$(field plain.time 3)
+		[ -n "$best_cpu" ] && [ "$best_cpu" -le "$t" ] || best_cpu=$t
 		prog_kb=$(field plain.time 2)
 	done
 	say "$p: recording"
 	timed rec run_"$p" "$record" -q --no-children -o "$d/t.mtr" -- ||
 		{ fail_row recording rec; return 0; }
 	rec_ns=$(field rec.time 1)
+	rec_cpu=$(field rec.time 3)
 	say "$p: converting"
 	timed conv direct "$t2w" --json "$d/t.wl" "$d/t.mtr" || { fail_row trace2wl conv; return 0; }
 	say "$p: replaying"
@@ -187,24 +204,31 @@ measure() {
 	wbytes=$(stat -c %s t.wl)
 	conv_ns=$(field conv.time 1)
 	conv_kb=$(field conv.time 2)
+	conv_cpu=$(field conv.time 3)
 	rep_ns=$(field replay.time 1)
 	rep_kb=$(field replay.time 2)
 	elapsed=$(json_num replay.out elapsed)
 	inside=$(json_num replay.out total_call_time)
 	before_kb=$(json_num replay.out replayer_kb)
+	cpu_us=$(($(json_num replay.out user_usec) + $(json_num replay.out sys_usec)))
 	# trace_run counts in TSC cycles (unit "cycles", tsc_mhz) or in ns.
 	per_ns=1
 	grep -q '"unit":"cycles"' replay.out && per_ns=$(calc "$(json_num replay.out tsc_mhz) / 1000")
+	own_range() {
+		[ "$calls" -ge 100000 ] || { echo -; return; }
+		echo "$(calc "($cpu_us * 1000 > $inside / $per_ns ? $cpu_us * 1000 - $inside / $per_ns : 0) / $calls")..$(calc "($elapsed * $threads - $inside) / $per_ns / $calls")"
+	}
 	# Below this many calls, time per call is process start-up, not calls.
 	per_call() { if [ "$calls" -ge 100000 ]; then calc "$1"; else echo -; fi; }
-	printf '%-9s %3s %12s %10s %8s %10s %11s %12s\n' "$p" "$threads" "$calls" \
-		"$(fmt=%.2f calc "$best / 1e9")" "$(calc "$prog_kb / 1024")" \
-		"$(fmt=%.2f calc "$rec_ns / 1e9")" "$(per_call "($rec_ns - $best) / $calls")" \
-		"$(fmt=%.2f calc "$tbytes / $calls")" >rec.row
-	printf '%-9s %12s %11s %9s %9s %11s %10s %10s\n' "$p" \
+	printf '%-9s %3s %10s %10s %7s %8s %10s %8s %12s\n' "$p" "$threads" "$calls" \
+		"$(fmt=%.2f calc "$best / 1e9")" "$(fmt=%.2f calc "$best_cpu / 1e9")" \
+		"$(calc "$prog_kb / 1024")" "$(per_call "($rec_cpu - $best_cpu) / $calls")" \
+		"$(per_call "($rec_ns - $best) / $calls")" "$(fmt=%.2f calc "$tbytes / $calls")" >rec.row
+	printf '%-9s %7s %7s %8s %9s %9s %13s %9s %10s\n' "$p" \
+		"$(fmt=%.2f per_call "$calls / ($conv_cpu / 1e9) / 1e6")" \
 		"$(fmt=%.2f per_call "$calls / ($conv_ns / 1e9) / 1e6")" "$(calc "$conv_kb / 1024")" \
 		"$(fmt=%.2f calc "$wbytes / $calls")" "$(fmt=%.2f calc "$rep_ns / 1e9")" \
-		"$(per_call "($elapsed * $threads - $inside) / $per_ns / $calls")" \
+		"$(own_range)" \
 		"$(calc "$before_kb / 1024")" "$(calc "$rep_kb / 1024")" >rep.row
 	[ "$keep" = 1 ] || rm -f t.mtr t.wl
 	say "$p: done (load $(load))"
@@ -238,11 +262,11 @@ done
 [ -z "$skipped" ] || echo "  skipped (not installed):$skipped"
 echo
 echo "Recording (mtrace-record --no-children, trace in $dir)"
-printf '%-9s %3s %12s %10s %8s %10s %11s %12s\n' program thr calls "untraced s" "prog MB" \
-	"recorded s" "rec ns/call" "trace B/call"
+printf '%-9s %3s %10s %10s %7s %8s %10s %8s %12s\n' program thr calls "untraced s" "cpu s" \
+	"prog MB" "rec ns/call" "(wall)" "trace B/call"
 for p in $programs; do [ ! -f "$work/$p/rec.row" ] || cat "$work/$p/rec.row"; done
 echo
 echo "Conversion (trace2wl) and replay (trace_run --touch=none, glibc)"
-printf '%-9s %12s %11s %9s %9s %11s %10s %10s\n' program "t2w Mcalls/s" "t2w peak MB" \
+printf '%-9s %7s %7s %8s %9s %9s %13s %9s %10s\n' program "t2w M/s" "(wall)" "t2w MB" \
 	"wl B/call" "replay s" "own ns/call" "before MB" "tr peak MB"
 for p in $programs; do [ ! -f "$work/$p/rep.row" ] || cat "$work/$p/rep.row"; done
