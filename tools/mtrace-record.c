@@ -190,12 +190,13 @@ static void set_env(const char *name, const char *value)
 		die(126, name, ": cannot set this variable");
 }
 
-static void exec_program(const struct options *o, const char *lib)
+static void exec_program(const struct options *o, const char *lib, const sigset_t *mask)
 {
 	sigaction(SIGINT, &saved_int, NULL);
 	sigaction(SIGQUIT, &saved_quit, NULL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
+	sigprocmask(SIG_SETMASK, mask, NULL);
 	const char *old = getenv("LD_PRELOAD");
 	char preload[2 * PATH_MAX];
 	snprintf(preload, sizeof preload, "%s%s%s", lib, old && *old ? " " : "", old ? old : "");
@@ -249,7 +250,7 @@ static void exit_like(int status)
 	sigaddset(&one, sig);
 	sigprocmask(SIG_UNBLOCK, &one, NULL);
 	raise(sig);
-	exit(128 + sig); /* a signal that does not kill, or SIGKILL's twin */
+	exit(128 + sig); /* reached only for a signal whose default is not to end a process */
 }
 
 int main(int argc, char **argv)
@@ -261,7 +262,13 @@ int main(int argc, char **argv)
 		die(127, o.argv[0], ": command not found");
 	make_list();
 
+	/* The signals to pass on wait, blocked, until the child's pid is known. */
 	struct sigaction ignore = { .sa_handler = SIG_IGN }, pass = { .sa_handler = forward };
+	sigset_t passed, mask;
+	sigemptyset(&passed);
+	sigaddset(&passed, SIGTERM);
+	sigaddset(&passed, SIGHUP);
+	sigprocmask(SIG_BLOCK, &passed, &mask);
 	sigaction(SIGINT, &ignore, &saved_int);
 	sigaction(SIGQUIT, &ignore, &saved_quit);
 	sigaction(SIGTERM, &pass, NULL);
@@ -273,8 +280,9 @@ int main(int argc, char **argv)
 		die(1, "cannot start the program: ", strerror(errno));
 	}
 	if (pid == 0)
-		exec_program(&o, lib);
+		exec_program(&o, lib, &mask);
 	child = pid;
+	sigprocmask(SIG_SETMASK, &mask, NULL);
 	int status = wait_program();
 
 	struct record_files files;
