@@ -37,9 +37,10 @@ usage() {
 	cat <<EOF
 Usage: bench/real.sh [OPTION]...
 Record, convert and replay real programs (the real-program corpus) and print
-what each step costs per call.  About 10 minutes on a quiet 2-core machine.
+what each step costs per call.  About 4 minutes of CPU time in all: well
+under 10 minutes on a quiet 2-core machine.
 
-  --quick         inputs divided by 4 (about 3 minutes)
+  --quick         inputs divided by 4 (about a quarter of the time)
   --only LIST     only these programs (comma-separated) of: $corpus
   --builddir DIR  configured build tree whose tools are measured (default:
                   the source tree if it is configured, else
@@ -58,10 +59,10 @@ Columns:
                   cpu - untraced cpu) / calls
   (wall)          the same from wall time
   trace B/call    trace file bytes / calls
-  t2w Mcalls/s    calls / trace2wl's CPU time (and / its wall time);
-  t2w peak MB     trace2wl's peak RSS
+  t2w M/s         million calls / trace2wl's CPU time; (wall): / its wall time
+  t2w MB          trace2wl's peak RSS
   wl B/call       workload bytes / calls
-  replay s        trace_run's replay, wall
+  replay s        trace_run's whole run (loading included), wall
   own ns/call     trace_run's machinery per call, as LOW..HIGH: the time
                   outside allocator calls over calls.  HIGH is elapsed x
                   threads - time inside calls (the issue's measure; it also
