@@ -9,7 +9,9 @@
 # allocator the real and the replayed figures side by side, each as a
 # median with its ratio to glibc, then Kendall's tau between the real and
 # the replayed ranking, for time and for memory (1: same order, -1:
-# reversed; ties count as neither).
+# reversed).  Two allocators whose medians differ by less than --tie
+# percent (default 3) on either side are a tie there: the pair counts
+# neither for nor against.
 #
 # Time is CPU time on both sides (the replay's user + sys during the
 # replay), which a busy machine disturbs far less than wall time; memory
@@ -18,7 +20,7 @@
 # program's own memory and work, so the ratios differ in size; what must
 # agree is the order.
 #
-# Usage: bench/fidelity.sh [--runs N] [--builddir DIR] [--dir DIR] [--keep] [--] PROGRAM [ARG]...
+# Usage: bench/fidelity.sh [--runs N] [--tie PCT] [--builddir DIR] [--dir DIR] [--keep] [--] PROGRAM [ARG]...
 set -eu
 
 me=fidelity.sh
@@ -33,6 +35,7 @@ under the same allocators; print both side by side and whether the two
 rankings agree (Kendall's tau, for time and for memory).
 
   --runs N        runs of each allocator, real and replayed (default 3)
+  --tie PCT       medians less than PCT percent apart rank as a tie (default 3)
   --builddir DIR  configured build tree whose tools are used (default: the
                   source tree if it is configured)
   --dir DIR       where the trace and workload go (default \${TMPDIR:-/tmp})
@@ -46,6 +49,7 @@ EOF
 }
 
 runs=3
+tie=3
 builddir=
 dir=${TMPDIR:-/tmp}
 keep=0
@@ -53,6 +57,8 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--runs) [ $# -ge 2 ] || die "--runs needs a number"; number --runs "$2"; runs=$2; shift ;;
 	--runs=*) number --runs "${1#--runs=}"; runs=${1#--runs=} ;;
+	--tie) [ $# -ge 2 ] || die "--tie needs a number"; number --tie "$2"; tie=$2; shift ;;
+	--tie=*) number --tie "${1#--tie=}"; tie=${1#--tie=} ;;
 	--builddir) [ $# -ge 2 ] || die "--builddir needs a directory"; builddir=$2; shift ;;
 	--builddir=*) builddir=${1#--builddir=} ;;
 	--dir) [ $# -ge 2 ] || die "--dir needs a directory"; dir=$2; shift ;;
@@ -165,7 +171,7 @@ done
 echo "Fidelity: $* ($runs runs each, real and replayed)"
 echo "machine: $(nproc) cpus, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo);" \
 	"load average now $(cut -d' ' -f1-3 /proc/loadavg)"
-awk -v order="$names" '
+awk -v order="$names" -v tie="$tie" '
 	function median(list,   v, n, i, j, t) {
 		n = split(list, v, " ")
 		for (i = 2; i <= n; i++)
@@ -174,17 +180,29 @@ awk -v order="$names" '
 			}
 		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 	}
-	function sign(x) { return x > 0 ? 1 : x < 0 ? -1 : 0 }
-	function tau(a, b,   i, j, s) {
-		s = 0
+	# Which of x and y is larger: 1, -1, or 0 when they are within tie%.
+	function order2(x, y,   lo) {
+		lo = x < y ? x : y
+		if (x == y || (lo > 0 && (x > y ? x - y : y - x) / lo * 100 < tie))
+			return 0
+		return x > y ? 1 : -1
+	}
+	# Kendall tau-a of the two rankings, with the pair counts in the text.
+	function tau(a, b,   i, j, c, d, t, s) {
+		c = d = t = 0
 		for (i = 1; i <= n; i++)
-			for (j = i + 1; j <= n; j++)
-				s += sign(a[name[i]] - a[name[j]]) * sign(b[name[i]] - b[name[j]])
-		return n > 1 ? s / (n * (n - 1) / 2) : 1
+			for (j = i + 1; j <= n; j++) {
+				s = order2(a[name[i]], a[name[j]]) * order2(b[name[i]], b[name[j]])
+				if (s > 0) c++
+				else if (s < 0) d++
+				else t++
+			}
+		text = sprintf("%d pair%s agree, %d disagree, %d tied (within %s%%)", c, c == 1 ? "" : "s", d, t, tie)
+		return n > 1 ? (c - d) / (n * (n - 1) / 2) : 1
 	}
 	function verdict(t) {
 		return t == 1 ? "the rankings agree" : t == -1 ? "the rankings are reversed" \
-			: "the rankings differ"
+			: text ~ / 0 disagree/ ? "the rankings agree but for ties" : "the rankings differ"
 	}
 	FILENAME ~ /real.txt$/ { rcpu[$1] = rcpu[$1] " " $2; rwall[$1] = rwall[$1] " " $3; rrss[$1] = rrss[$1] " " $4 }
 	FILENAME ~ /replay.txt$/ { pcpu[$1] = pcpu[$1] " " $2; prss[$1] = prss[$1] " " $3; ideal[$1] = $4 }
@@ -206,7 +224,7 @@ awk -v order="$names" '
 				ideal[k] / 1024
 		}
 		tt = tau(rc, pc)
+		printf "Kendall tau, time (real cpu vs replay cpu):   %5.2f  %s: %s\n", tt, verdict(tt), text
 		tm = tau(rr, pr)
-		printf "Kendall tau, time (real cpu vs replay cpu):   %5.2f  %s\n", tt, verdict(tt)
-		printf "Kendall tau, memory (real RSS vs replay RSS): %5.2f  %s\n", tm, verdict(tm)
+		printf "Kendall tau, memory (real RSS vs replay RSS): %5.2f  %s: %s\n", tm, verdict(tm), text
 	}' "$work/real.txt" "$work/replay.txt"
