@@ -28,3 +28,12 @@ dist_noinst_SCRIPTS += bench/trace_run.sh
 
 # bench/report.sh: mtrace-report's speed and memory beside heaptrack_print.
 dist_noinst_SCRIPTS += bench/report.sh
+
+# bench/real.sh: record, convert and replay the real-program corpus
+# (bench/real_programs.sh), the programs every target is judged on.
+dist_noinst_SCRIPTS += bench/real.sh
+EXTRA_DIST += bench/real_programs.sh
+
+# bench/fidelity.sh: a program run for real and replayed under each
+# allocator, and whether the two rankings agree.
+dist_noinst_SCRIPTS += bench/fidelity.sh

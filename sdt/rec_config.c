@@ -26,8 +26,7 @@ static void load_quiet(void)
 	       NULL);
 }
 
-/* Returns 1 when the prefix is the user's, 0 for the default. */
-static int load_prefix(struct mt_config *c)
+static void load_prefix(struct mt_config *c)
 {
 	const char *v = getenv("MTRACE_CTL_FILE");
 	if (v && !*v) {
@@ -38,7 +37,6 @@ static int load_prefix(struct mt_config *c)
 		v = NULL;
 	}
 	strcpy(c->prefix, v ? v : MT_DEFAULT_PREFIX);
-	return v != NULL;
 }
 
 /* Decimal pid, or 0 when s is not one. */
@@ -55,30 +53,35 @@ static pid_t parse_pid(const char *s)
 	return (pid_t)v;
 }
 
-static void load_exact(struct mt_config *c, int user_prefix)
+/* Stays in the environment: every image and child must see it. */
+static void load_only(struct mt_config *c)
 {
-	const char *v = getenv("MTRACE_RECORD_PID");
-	c->exact = 0;
+	const char *v = getenv("MTRACE_RECORD_ONLY");
+	c->only_pid = 0;
 	if (!v)
 		return;
-	pid_t pid = parse_pid(v);
-	if (!pid) {
-		mt_say(MT_SAY_ERROR, "MTRACE_RECORD_PID must be a process id, not '", v,
-		       "'; ignored", NULL);
-		unsetenv("MTRACE_RECORD_PID");
+	c->only_pid = parse_pid(v);
+	if (!c->only_pid)
+		mt_say(MT_SAY_ERROR, "MTRACE_RECORD_ONLY must be a process id, not '", v,
+		       "'; every process records", NULL);
+}
+
+static void load_list(struct mt_config *c)
+{
+	const char *v = getenv("MTRACE_RECORD_LIST");
+	c->list[0] = 0;
+	if (!v)
 		return;
-	}
-	if (pid != getpid())
-		return; /* meant for another process: a child gets PREFIX.PID */
-	if (user_prefix)
-		c->exact = 1;
+	if (!*v || strlen(v) >= sizeof c->list)
+		mt_say(MT_SAY_ERROR, "MTRACE_RECORD_LIST is empty or too long; ignored", NULL);
 	else
-		mt_say(MT_SAY_ERROR, "MTRACE_RECORD_PID needs a valid MTRACE_CTL_FILE; ignored", NULL);
-	unsetenv("MTRACE_RECORD_PID");
+		strcpy(c->list, v);
 }
 
 void mt_config_load(struct mt_config *c)
 {
 	load_quiet();
-	load_exact(c, load_prefix(c));
+	load_prefix(c);
+	load_only(c);
+	load_list(c);
 }

@@ -3,8 +3,11 @@
  *
  *   MTRACE_CTL_FILE    name prefix of the trace (default /tmp/mtrace.out);
  *                      each process writes PREFIX.PID
- *   MTRACE_RECORD_PID  set by mtrace-record: the process with this pid
- *                      writes exactly MTRACE_CTL_FILE
+ *   MTRACE_RECORD_ONLY  set by mtrace-record --no-children: only the
+ *                      process with this pid records (all its images)
+ *   MTRACE_RECORD_LIST  set by mtrace-record: each trace file's name is
+ *                      appended to this file as it is created, so that
+ *                      mtrace-record can name them all at the end
  *   MTRACE_CTL_QUIET   1 silences the informational messages
  *
  * A bad value gets one line on stderr naming the variable, and a sane
@@ -14,6 +17,7 @@
 #define MT_REC_CONFIG_H
 
 #include <limits.h>
+#include <sys/types.h>
 
 #define MT_DEFAULT_PREFIX "/tmp/mtrace.out"
 /* Room left after the prefix for ".PID.N". */
@@ -21,12 +25,11 @@
 
 struct mt_config {
 	char prefix[MT_PREFIX_MAX];
-	int exact;   /* write exactly prefix, not prefix.PID */
+	pid_t only_pid;          /* 0, or the one process that records */
+	char list[PATH_MAX];     /* "", or where to list the files made */
 };
 
-/* Reads and checks the environment; sets mt_quiet.  Takes the exact-name
- * request out of the environment so children and exec'd images do not
- * overwrite this process's file. */
+/* Reads and checks the environment; sets mt_quiet. */
 void mt_config_load(struct mt_config *c);
 
 #endif

@@ -48,17 +48,15 @@ static void say_fsize_limit(const char *verb, const char *path, uint64_t limit,
 	       mt_u64_text(n, limit), " bytes is reached; ", then, NULL);
 }
 
-static int create(struct mt_file *f, const char *name, int exact, pid_t pid)
+static int create(struct mt_file *f, const char *name, pid_t pid)
 {
 	struct mt_text t;
 	int fd = -1;
 	for (unsigned n = 1; n < 10000; n++) {
 		mt_text_init(&t, f->path, sizeof f->path);
 		mt_text_add(&t, name);
-		if (!exact) {
-			mt_text_add(&t, ".");
-			mt_text_add_u64(&t, (uint64_t)pid);
-		}
+		mt_text_add(&t, ".");
+		mt_text_add_u64(&t, (uint64_t)pid);
 		if (n > 1) {
 			mt_text_add(&t, ".");
 			mt_text_add_u64(&t, n);
@@ -68,8 +66,7 @@ static int create(struct mt_file *f, const char *name, int exact, pid_t pid)
 			say_fsize_limit("cannot create ", f->path, limit, "not recording");
 			return -1;
 		}
-		int flags = O_RDWR | O_CREAT | O_CLOEXEC | (exact && n == 1 ? O_TRUNC : O_EXCL);
-		fd = open(f->path, flags, 0644);
+		fd = open(f->path, O_RDWR | O_CREAT | O_CLOEXEC | O_EXCL, 0644);
 		if (fd >= 0 || errno != EEXIST)
 			break;
 	}
@@ -147,14 +144,14 @@ static int write_header(struct mt_file *f)
 	return n == (ssize_t)sizeof page ? 0 : -1;
 }
 
-int mt_file_open(struct mt_file *f, const char *name, int exact, pid_t pid)
+int mt_file_open(struct mt_file *f, const char *name, pid_t pid)
 {
 	static unsigned serials;
 	f->serial = ++serials;
 	f->next = MT_TRACE_HEADER_SIZE;
 	f->records = f->windows = f->dropped = 0;
 	f->stop_reason = MT_STOP_NONE;
-	if (create(f, name, exact, pid))
+	if (create(f, name, pid))
 		return -1;
 	fill_info(&f->info, pid);
 	mt_stacks_file_opened(f);

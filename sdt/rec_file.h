@@ -26,12 +26,12 @@ struct mt_file {
 };
 
 /*
- * Creates the trace file: exactly `name` (truncated) when exact, else
- * name.PID, or name.PID.2, .3... when that exists (an earlier image of the
- * same process, or an earlier mtrace_reset).  Writes the header.  Returns 0,
- * or -1 after printing one line on stderr; no file is left then.
+ * Creates the trace file: name.PID, or name.PID.2, .3... when that exists
+ * (an earlier image of the same process, or an earlier mtrace_reset).
+ * Writes the header.  Returns 0, or -1 after printing one line on stderr;
+ * no file is left then.
  */
-int mt_file_open(struct mt_file *f, const char *name, int exact, pid_t pid);
+int mt_file_open(struct mt_file *f, const char *name, pid_t pid);
 
 /* Reserves *size bytes on disk for a new window (fewer, still a multiple
  * of MT_TRACE_ALIGN, when the file-size limit leaves less room); 0 with

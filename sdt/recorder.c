@@ -28,6 +28,7 @@ extern char **environ;
 #include "rec_clock.h"
 #include "rec_config.h"
 #include "rec_file.h"
+#include "rec_list.h"
 #include "rec_text.h"
 #include "rec_thread.h"
 #include "recorder.h"
@@ -64,14 +65,22 @@ static void new_epoch_locked(void)
 		__atomic_store_n(&mt_rec_epoch, file_epoch, __ATOMIC_RELEASE);
 }
 
-static int open_locked(const char *name, int exact)
+/* Under mtrace-record --no-children only one process records. */
+static int wanted_here(void)
+{
+	return !config.only_pid || config.only_pid == getpid();
+}
+
+static int open_locked(const char *name)
 {
 	__atomic_store_n(&dropped, 0, __ATOMIC_RELAXED);
-	if (mt_file_open(&file, name, exact, getpid()))
+	if (!wanted_here() || mt_file_open(&file, name, getpid()))
 		return -1;
 	__atomic_store_n(&file_cut, 0, __ATOMIC_RELAXED);
 	mt_sigbus_guard();
 	paused = 0;
+	if (config.list[0])
+		mt_list_add(config.list, file.path);
 	mt_say(MT_SAY_INFO, "writing to ", file.path, NULL);
 	new_epoch_locked();
 	return 0;
@@ -80,7 +89,7 @@ static int open_locked(const char *name, int exact)
 static int start_locked(void)
 {
 	mt_config_load(&config);
-	return open_locked(config.prefix, config.exact);
+	return open_locked(config.prefix);
 }
 
 /* Every thread's window is closed from here, by reading what it holds
@@ -233,10 +242,11 @@ static void thread_exit(void *arg)
 }
 
 /*
- * The child of fork is a new process: it gets its own trace (PREFIX.PID,
- * also after mtrace-record's exact name) and none of the parent's windows,
- * whose mappings it simply drops.  The lock is held across fork so no
- * window is half made.
+ * The child of fork is a new process: it gets its own trace (PREFIX.PID)
+ * and none of the parent's windows, whose mappings it simply drops.  The
+ * lock is held across fork so no window is half made.  A child that does
+ * not record (--no-children, or no file) is stopped, so its calls take
+ * the fast path.
  */
 static void child_after_fork(void)
 {
@@ -247,7 +257,9 @@ static void child_after_fork(void)
 		int was_paused = paused;
 		mt_file_close(&file);
 		file_epoch = 0;
-		if (open_locked(config.prefix, 0) == 0 && was_paused)
+		if (open_locked(config.prefix) != 0)
+			__atomic_store_n(&mt_rec_epoch, 0, __ATOMIC_RELEASE);
+		else if (was_paused)
 			pause_locked(1);
 	}
 	mt_compiler_barrier();

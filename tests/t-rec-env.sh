@@ -25,8 +25,9 @@ env MTRACE_CTL_QUIET=yes MTRACE_CTL_FILE=$t_dir/q LD_PRELOAD="$ctl" true 2>err |
 expect_eq "lines with a bad MTRACE_CTL_QUIET (the error, then the messages it keeps on)" \
 	"mtrace: MTRACE_CTL_QUIET must be 0 or 1, not 'yes'; messages stay on|mtrace: writing to $t_dir/q.*|mtrace: * calls recorded in $t_dir/q.*" \
 	"$(sed "s|q\.[0-9]*$|q.*|; s|: [0-9]* calls|: * calls|" err | paste -sd'|')"
-one_line "^mtrace: MTRACE_RECORD_PID must be a process id, not 'abc'; ignored$" \
-	env MTRACE_RECORD_PID=abc MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE=$t_dir/bad LD_PRELOAD="$ctl" true
+one_line "^mtrace: MTRACE_RECORD_ONLY must be a process id, not 'abc'; every process records$" \
+	env MTRACE_RECORD_ONLY=abc MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE=$t_dir/bad LD_PRELOAD="$ctl" true
+[ -f "$(ls bad.* | head -1)" ] || fail "no trace with a bad MTRACE_RECORD_ONLY"
 # default_prefix VALUE MESSAGE: an unusable MTRACE_CTL_FILE is reported and
 # the trace goes to the default place.
 default_prefix() {

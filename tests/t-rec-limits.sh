@@ -125,15 +125,6 @@ grep -Eq '^mtrace: cannot create .*/tiny\.trace\.[0-9]+: the file size limit \(u
 	fail "tiny: unexpected message: $(cat tiny.err)"
 [ -z "$(ls tiny.trace* 2>/dev/null)" ] || fail "tiny: a file was left: $(ls -l tiny.trace*)"
 
-# A header that cannot be written to a device named as the exact trace
-# file (mtrace-record -o's way): one line, and the device stays a device.
-sh -c 'export MTRACE_CTL_FILE=/dev/full MTRACE_RECORD_PID=$$ LD_PRELOAD="$1"; shift; exec "$@"' \
-	sh "$MTRACECTL_LIB" "$storm" "$t_dir/dev.log" $args >dev.out 2>dev.err ||
-	fail "the traced program failed with /dev/full as its trace: $(cat dev.err)"
-cmp -s untraced.out dev.out || fail "dev: output differs from untraced"
-expect_eq "dev: message" "mtrace: cannot write /dev/full: No space left on device; not recording" "$(cat dev.err)"
-[ -c /dev/full ] || fail "/dev/full is no longer a character device"
-
 # trace2wl under a limit its workload passes: one line naming the file, no
 # signal, nothing left.
 expect_fail_with '^trace2wl: big\.wl: .*File too large$' \

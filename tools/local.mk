@@ -6,17 +6,13 @@ tools_mtrace_dump_SOURCES = tools/mtrace-dump.c tools/dump.h tools/dump_print.c 
 tools_mtrace_dump_LDADD = lib/libmtformat.la
 dist_man1_MANS += docs/mtrace-dump.1
 
-# mtrace-record: run a program with the recorder preloaded.  The script
-# needs the install libdir, known only at make time.
-bin_SCRIPTS += tools/mtrace-record
-CLEANFILES += tools/mtrace-record
-EXTRA_DIST += tools/mtrace-record.in
+# mtrace-record: run a program with the recorder preloaded, then name its
+# traces.  It needs the install libdir, known only at make time.
+bin_PROGRAMS += tools/mtrace-record
+tools_mtrace_record_SOURCES = tools/mtrace-record.c tools/record_files.c tools/record_files.h
+tools_mtrace_record_CPPFLAGS = $(AM_CPPFLAGS) -DMT_LIBDIR='"$(libdir)"'
+tools_mtrace_record_LDADD = lib/libmtformat.la
 dist_man1_MANS += docs/mtrace-record.1
-tools/mtrace-record: $(srcdir)/tools/mtrace-record.in Makefile
-	$(AM_V_GEN)$(MKDIR_P) tools && \
-	sed -e 's|@libdir[@]|$(libdir)|g' -e 's|@PACKAGE_VERSION[@]|$(PACKAGE_VERSION)|g' \
-		$(srcdir)/tools/mtrace-record.in >$@.tmp && chmod +x $@.tmp && mv $@.tmp $@
-
 # mtrace-report: leaks, peak, temporaries and hot call sites of traces
 # recorded with stacks, symbolised with elfutils (libdw); libstdc++ only
 # for its demangler.

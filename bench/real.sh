@@ -1,0 +1,273 @@
+#!/bin/sh
+# real.sh - the kit's figures on real programs: the corpus every speed and
+# memory target is judged on (docs/BENCHMARKS.md, "Real-program corpus").
+#
+# Synthetic traces (bench/gen_trace) are regular; real programs are not:
+# more distinct addresses, bursts of frees, long-lived and short-lived
+# blocks mixed, threads.  For each program of bench/real_programs.sh (gcc's
+# cc1 and cc1plus, CPython, perl with threads, sqlite3, git, zstd: all
+# Debian's, each making its own input) this script
+#   1. runs it untraced (twice; the faster run counts),
+#   2. records it with mtrace-record --no-children (the trace is on --dir),
+#   3. converts the trace with trace2wl,
+#   4. replays the workload with trace_run --touch=none,
+# and prints two tables: recording (time added per call, trace bytes per
+# call) and conversion and replay (trace2wl calls/s and peak RSS, workload
+# bytes per call, trace_run's own cost per call and memory).  Times are
+# given from CPU time (user + sys) beside wall time: on a shared machine
+# wall time grows with the other processes' load, CPU time far less.
+#
+# It judges nothing (the machine may be busy: the load average is printed
+# beside the figures); docs/BENCHMARKS.md holds the targets.  A program
+# whose tools are missing is skipped with what to install; one that fails
+# gets a row saying where its logs are.
+#
+# Per-call times are shown as "-" for a program of under 100,000 calls
+# (zstd): there they measure process start-up, not calls.
+#
+# Usage: bench/real.sh [--quick] [--only NAME,...] [--builddir DIR] [--dir DIR] [--keep]
+set -eu
+
+me=real.sh
+srcdir=$(cd "$(dirname "$0")/.." && pwd)
+. "$srcdir/bench/common.sh"
+. "$srcdir/bench/real_programs.sh"
+
+usage() {
+	cat <<EOF
+Usage: bench/real.sh [OPTION]...
+Record, convert and replay real programs (the real-program corpus) and print
+what each step costs per call.  About 4 minutes of CPU time in all: well
+under 10 minutes on a quiet 2-core machine.
+
+  --quick         inputs divided by 4 (about a quarter of the time)
+  --only LIST     only these programs (comma-separated) of: $corpus
+  --builddir DIR  configured build tree whose tools are measured (default:
+                  the source tree if it is configured, else
+                  \${TMPDIR:-/tmp}/mtk-bench-build)
+  --dir DIR       where inputs, traces and workloads go (default
+                  \${TMPDIR:-/tmp}; the largest trace takes about 150 MB)
+  --keep          keep them (and print where)
+  -h, --help      show this help
+
+Columns:
+  calls           malloc-family calls of the recorded process (trace2wl's count)
+  untraced s      wall time of the faster of two untraced runs
+  cpu s           its CPU time (user + sys, all threads)
+  prog MB         the program's peak RSS, untraced
+  rec ns/call     time recording adds per call, from CPU time: (recorded
+                  cpu - untraced cpu) / calls
+  (wall)          the same from wall time
+  trace B/call    trace file bytes / calls
+  t2w M/s         million calls / trace2wl's CPU time; (wall): / its wall time
+  t2w MB          trace2wl's peak RSS
+  wl B/call       workload bytes / calls
+  replay s        trace_run's whole run (loading included), wall
+  own ns/call     trace_run's machinery per call, as LOW..HIGH: the time
+                  outside allocator calls over calls.  HIGH is elapsed x
+                  threads - time inside calls (the issue's measure; it also
+                  counts threads waiting for each other, and preemption);
+                  LOW is CPU time (user + sys) - time inside calls (the
+                  TSC inside a call also runs while the thread is preempted,
+                  so on a busy machine it is too low; 0 when negative).
+                  On a quiet machine and one thread the two meet.
+  before MB       "Replayer: N Kb resident before the clock started"
+  tr peak MB      trace_run's peak RSS as a process (/usr/bin/time)
+EOF
+}
+
+scale=1
+only=
+builddir=
+dir=${TMPDIR:-/tmp}
+keep=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) scale=4 ;;
+	--only) [ $# -ge 2 ] || die "--only needs a list"; only=$2; shift ;;
+	--only=*) only=${1#--only=} ;;
+	--builddir) [ $# -ge 2 ] || die "--builddir needs a directory"; builddir=$2; shift ;;
+	--builddir=*) builddir=${1#--builddir=} ;;
+	--dir) [ $# -ge 2 ] || die "--dir needs a directory"; dir=$2; shift ;;
+	--dir=*) dir=${1#--dir=} ;;
+	--keep) keep=1 ;;
+	-h | --help) usage; exit 0 ;;
+	*) die "unknown option '$1'; try --help" ;;
+	esac
+	shift
+done
+
+programs=$corpus
+if [ -n "$only" ]; then
+	programs=$(echo "$only" | tr ',' ' ')
+	for p in $programs; do
+		case " $corpus " in *" $p "*) ;; *) die "--only: no program '$p' (there are: $corpus)" ;; esac
+	done
+fi
+[ -d "$dir" ] && [ -w "$dir" ] || die "--dir: '$dir' is not a writable directory"
+[ -x /usr/bin/time ] || die "/usr/bin/time is missing (Debian package time; scripts/deps.sh bench)"
+
+if [ -z "$builddir" ]; then
+	builddir=${TMPDIR:-/tmp}/mtk-bench-build
+	[ -f "$srcdir/Makefile" ] && builddir=$srcdir
+fi
+mkdir -p "$builddir"
+B=$(cd "$builddir" && pwd)
+if [ ! -f "$B/Makefile" ]; then
+	[ -x "$srcdir/configure" ] || (cd "$srcdir" && autoreconf -fi) >&2
+	(cd "$B" && "$srcdir/configure" -q) >&2 || die "cannot configure a build tree in $B"
+fi
+make -s -C "$B" -j2 sdt/libmtracectl.la tools/mtrace-record converter/trace2wl trace_run/trace_run >&2 ||
+	die "cannot build the tools in $B"
+record=$B/tools/mtrace-record
+t2w=$B/converter/trace2wl
+replay=$B/trace_run/trace_run
+export MTRACE_LIBDIR=$B/sdt/.libs
+
+work=$(mktemp -d "$dir/mtk-real.XXXXXX")
+work=$(cd "$work" && pwd)
+if [ "$keep" = 1 ]; then
+	trap 'echo "$me: inputs, traces, workloads and logs kept in $work" >&2' EXIT
+else
+	trap 'rm -rf "$work"' EXIT
+fi
+
+say() { echo "$me: $*" >&2; }
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+
+# now_ns: the monotonic-enough wall clock, in nanoseconds.
+now_ns() { date +%s%N; }
+
+# json_num FILE KEY: the first number stored under "KEY" in FILE, or empty.
+json_num() { sed -n "s/.*\"$2\":\\([0-9.eE+-]*\\).*/\\1/p" "$1" | head -n 1; }
+
+# calc EXPR: awk arithmetic, printed with the format in $fmt (default %.1f).
+calc() { awk "BEGIN { printf \"${fmt:-%.1f}\", $1 }"; }
+
+# timed NAME RUN [WRAP...]: calls the function RUN (run_PROGRAM, or direct)
+# with /usr/bin/time and WRAP in front of its command, stdout to NAME.out
+# and stderr to NAME.err; leaves "WALL_NS PEAK_KB CPU_NS" in NAME.time (peak
+# RSS and user + sys time of the process /usr/bin/time started, and of its
+# children).  Fails as the command does.
+timed() {
+	name=$1 run=$2
+	shift 2
+	t0=$(now_ns)
+	"$run" /usr/bin/time -f '%M %U %S' -o "$PWD/$name.rss" "$@" >"$name.out" 2>"$name.err" ||
+		return 1
+	t1=$(now_ns)
+	tail -n 1 "$name.rss" | awk -v w=$((t1 - t0)) '{ printf "%s %s %.0f\n", w, $1, ($2 + $3) * 1e9 }' \
+		>"$name.time"
+}
+direct() { "$@"; }
+
+# field FILE N: the Nth word of the file's first line.
+field() { awk -v n="$2" 'NR == 1 { print $n }' "$1"; }
+
+# measure NAME: every step for one program, in $work/NAME; prints the two
+# rows into $work/NAME/rec.row and $work/NAME/rep.row.
+measure() {
+	p=$1
+	d=$work/$p
+	mkdir -p "$d"
+	cd "$d"
+	fail_row() {
+		printf '%-9s  %s\n' "$p" "FAILED at $1: see $d/$2.err (run with --keep)" >rec.row
+		: >rep.row
+		keep=1
+		trap 'echo "$me: inputs, traces, workloads and logs kept in $work" >&2' EXIT
+	}
+	say "$p: making the input ($(about_"$p"))"
+	setup_"$p" >setup.log 2>&1 || { cp setup.log setup.err; fail_row setup setup; return 0; }
+	best= best_cpu=
+	for i in 1 2; do
+		say "$p: untraced run $i"
+		timed plain run_"$p" || { fail_row "the untraced run" plain; return 0; }
+		t=$(field plain.time 1)
+		[ -n "$best" ] && [ "$best" -le "$t" ] || best=$t
+		t=$(field plain.time 3)
+		[ -n "$best_cpu" ] && [ "$best_cpu" -le "$t" ] || best_cpu=$t
+		prog_kb=$(field plain.time 2)
+	done
+	say "$p: recording"
+	timed rec run_"$p" "$record" -q --no-children -o "$d/t.mtr" -- ||
+		{ fail_row recording rec; return 0; }
+	rec_ns=$(field rec.time 1)
+	rec_cpu=$(field rec.time 3)
+	say "$p: converting"
+	timed conv direct "$t2w" --json "$d/t.wl" "$d/t.mtr" || { fail_row trace2wl conv; return 0; }
+	say "$p: replaying"
+	timed replay direct "$replay" --touch=none --json "$d/t.wl" || { fail_row trace_run replay; return 0; }
+
+	calls=$(json_num conv.out calls)
+	threads=$(json_num conv.out threads)
+	tbytes=$(stat -c %s t.mtr)
+	wbytes=$(stat -c %s t.wl)
+	conv_ns=$(field conv.time 1)
+	conv_kb=$(field conv.time 2)
+	conv_cpu=$(field conv.time 3)
+	rep_ns=$(field replay.time 1)
+	rep_kb=$(field replay.time 2)
+	elapsed=$(json_num replay.out elapsed)
+	inside=$(json_num replay.out total_call_time)
+	before_kb=$(json_num replay.out replayer_kb)
+	cpu_us=$(($(json_num replay.out user_usec) + $(json_num replay.out sys_usec)))
+	# trace_run counts in TSC cycles (unit "cycles", tsc_mhz) or in ns.
+	per_ns=1
+	grep -q '"unit":"cycles"' replay.out && per_ns=$(calc "$(json_num replay.out tsc_mhz) / 1000")
+	own_range() {
+		[ "$calls" -ge 100000 ] || { echo -; return; }
+		echo "$(calc "($cpu_us * 1000 > $inside / $per_ns ? $cpu_us * 1000 - $inside / $per_ns : 0) / $calls")..$(calc "($elapsed * $threads - $inside) / $per_ns / $calls")"
+	}
+	# Below this many calls, time per call is process start-up, not calls.
+	per_call() { if [ "$calls" -ge 100000 ]; then calc "$1"; else echo -; fi; }
+	printf '%-9s %3s %10s %10s %7s %8s %10s %8s %12s\n' "$p" "$threads" "$calls" \
+		"$(fmt=%.2f calc "$best / 1e9")" "$(fmt=%.2f calc "$best_cpu / 1e9")" \
+		"$(calc "$prog_kb / 1024")" "$(per_call "($rec_cpu - $best_cpu) / $calls")" \
+		"$(per_call "($rec_ns - $best) / $calls")" "$(fmt=%.2f calc "$tbytes / $calls")" >rec.row
+	printf '%-9s %7s %7s %8s %9s %9s %13s %9s %10s\n' "$p" \
+		"$(fmt=%.2f per_call "$calls / ($conv_cpu / 1e9) / 1e6")" \
+		"$(fmt=%.2f per_call "$calls / ($conv_ns / 1e9) / 1e6")" "$(calc "$conv_kb / 1024")" \
+		"$(fmt=%.2f calc "$wbytes / $calls")" "$(fmt=%.2f calc "$rep_ns / 1e9")" \
+		"$(own_range)" \
+		"$(calc "$before_kb / 1024")" "$(calc "$rep_kb / 1024")" >rep.row
+	[ "$keep" = 1 ] || rm -f t.mtr t.wl
+	say "$p: done (load $(load))"
+}
+
+say "measuring the tools of $B in $work"
+start_load=$(load)
+started=$(now_ns)
+skipped=
+for p in $programs; do
+	why=$(missing_"$p")
+	if [ -n "$why" ]; then
+		say "$p: skipped: $why is not installed (scripts/deps.sh bench installs it)"
+		skipped="$skipped $p"
+		continue
+	fi
+	measure "$p"
+done
+minutes=$(fmt=%.1f calc "($(now_ns) - $started) / 6e10")
+
+echo "Real-program corpus ($me$([ "$scale" = 1 ] || echo ' --quick')), $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "machine: $(nproc) cpus, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)," \
+	"$(uname -r), glibc $(ldd --version | awk 'NR == 1 { print $NF }')"
+echo "load average at start: $start_load; at end: $(load); run took $minutes min"
+echo "tools: $B ($(cd "$srcdir" && git describe --always --dirty 2>/dev/null || echo 'not a git tree'))"
+echo
+for p in $programs; do
+	case " $skipped " in *" $p "*) continue ;; esac
+	echo "  $p: $(about_"$p")"
+done
+[ -z "$skipped" ] || echo "  skipped (not installed):$skipped"
+echo
+echo "Recording (mtrace-record --no-children, trace in $dir)"
+printf '%-9s %3s %10s %10s %7s %8s %10s %8s %12s\n' program thr calls "untraced s" "cpu s" \
+	"prog MB" "rec ns/call" "(wall)" "trace B/call"
+for p in $programs; do [ ! -f "$work/$p/rec.row" ] || cat "$work/$p/rec.row"; done
+echo
+echo "Conversion (trace2wl) and replay (trace_run --touch=none, glibc)"
+printf '%-9s %7s %7s %8s %9s %9s %13s %9s %10s\n' program "t2w M/s" "(wall)" "t2w MB" \
+	"wl B/call" "replay s" "own ns/call" "before MB" "tr peak MB"
+for p in $programs; do [ ! -f "$work/$p/rep.row" ] || cat "$work/$p/rep.row"; done
