@@ -3,14 +3,18 @@
  * allocator calls as a one-thread workload, made from a pre-decoded array
  * in a plain loop.
  *
- *   run_loop WORKLOAD plain   the calls, nothing else
- *   run_loop WORKLOAD timed   each call between the same two timer reads
- *                             trace_run uses, summed
- *   run_loop - empty          the timer's residual: what an empty timed
- *                             region costs after trace_run's calibration
- *                             is subtracted, as the mean of the fastest
- *                             99% (the slowest 1% are preemptions)
+ *   run_loop WORKLOAD plain [TIMER]   the calls, nothing else
+ *   run_loop WORKLOAD timed [TIMER]   each call between the same two timer
+ *                                     reads trace_run uses, summed
+ *   run_loop - empty [TIMER]          the timer's cost and residual: what an
+ *                                     empty timed region costs before and
+ *                                     after trace_run's calibration is
+ *                                     subtracted, the residual as the mean
+ *                                     of the fastest 99% (the slowest 1% are
+ *                                     preemptions)
  *
+ * TIMER is a --timer name of trace_run (default auto); one this processor
+ * lacks exits with status 3 and one line, so a script can skip it.
  * Prints one JSON object: calls, wall_ns (the loop alone), and the sum of
  * timed cycles or the residual.  bench/trace_run.sh subtracts these from
  * trace_run's own figures to get the replay's cost per call.
@@ -64,19 +68,20 @@ static struct call *decode(const char *path, size_t *ncalls, uint64_t *nobjects)
 }
 
 /* noinline: callgrind counts this function alone (bench/trace_run.sh). */
-__attribute__((noinline)) static uint64_t loop(const struct call *calls, size_t n, void **obj, int timed, int tsc)
+__attribute__((noinline)) static uint64_t loop(const struct call *calls, size_t n, void **obj, int timed,
+						  enum rt_timer_source timer)
 {
 	uint64_t sum = 0, t0 = 0, t1 = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct call *c = &calls[i];
 		if (timed)
-			t0 = rt_now(tsc);
+			t0 = rt_now(timer);
 		if (c->code == MT_CALL_MALLOC)
 			obj[c->out] = malloc(c->size);
 		else
 			free(obj[c->in]);
 		if (timed) {
-			t1 = rt_now(tsc);
+			t1 = rt_now(timer);
 			sum += t1 - t0;
 		}
 	}
@@ -89,40 +94,44 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void empty(void)
+static void empty(const struct rt_timer_info *ti)
 {
 	enum { N = 1000000, KEPT = N / 100 * 99 };
 	static uint64_t d[N];
-	struct rt_timer_info ti;
-	const char *why;
-	rt_timer_init(RT_TIMER_AUTO, &ti, &why);
-	int tsc = ti.source == RT_TIMER_TSC;
 	for (int i = 0; i < N; i++) {
-		uint64_t t0 = rt_now(tsc);
-		uint64_t t1 = rt_now(tsc);
+		uint64_t t0 = rt_now(ti->source);
+		uint64_t t1 = rt_now(ti->source);
 		d[i] = t1 - t0;
 	}
 	qsort(d, N, sizeof d[0], cmp_u64);
 	double sum = 0;
 	for (int i = 0; i < KEPT; i++)
-		sum += (double)d[i] - (double)ti.overhead;
-	printf("{\"overhead\":%llu,\"residual\":%.2f,\"unit\":\"%s\",\"tsc_mhz\":%.1f}\n",
-	       (unsigned long long)ti.overhead, sum / KEPT, ti.unit, ti.tsc_mhz);
+		sum += (double)d[i] - (double)ti->overhead;
+	printf("{\"timer\":\"%s\",\"overhead\":%llu,\"residual\":%.2f,\"unit\":\"%s\","
+	       "\"tsc_mhz\":%.1f,\"freq_source\":\"%s\"}\n", rt_timer_name(ti->source),
+	       (unsigned long long)ti->overhead, sum / KEPT, ti->unit, ti->tsc_mhz, ti->freq_key);
 }
 
 int main(int argc, char **argv)
 {
-	if (argc != 3 || (strcmp(argv[2], "plain") && strcmp(argv[2], "timed") &&
-			  strcmp(argv[2], "empty"))) {
-		fprintf(stderr, "usage: run_loop WORKLOAD plain|timed, or run_loop - empty\n");
+	enum rt_timer_source want = RT_TIMER_AUTO;
+	if (argc < 3 || argc > 4 ||
+	    (strcmp(argv[2], "plain") && strcmp(argv[2], "timed") && strcmp(argv[2], "empty")) ||
+	    (argc == 4 && rt_timer_parse(argv[3], &want))) {
+		fprintf(stderr, "usage: run_loop WORKLOAD plain|timed [TIMER], "
+			"or run_loop - empty [TIMER]\n");
 		return 2;
-	}
-	if (!strcmp(argv[2], "empty")) {
-		empty();
-		return 0;
 	}
 	struct rt_timer_info ti;
 	const char *why;
+	if (rt_timer_init(want, &ti, &why)) {
+		fprintf(stderr, "run_loop: %s\n", why);
+		return 3;
+	}
+	if (!strcmp(argv[2], "empty")) {
+		empty(&ti);
+		return 0;
+	}
 	size_t n;
 	uint64_t objects;
 	struct call *calls = decode(argv[1], &n, &objects);
@@ -131,9 +140,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "run_loop: out of memory\n");
 		return 1;
 	}
-	rt_timer_init(RT_TIMER_AUTO, &ti, &why);
 	uint64_t t0 = rt_clock_ns();
-	uint64_t sum = loop(calls, n, obj, !strcmp(argv[2], "timed"), ti.source == RT_TIMER_TSC);
+	uint64_t sum = loop(calls, n, obj, !strcmp(argv[2], "timed"), ti.source);
 	uint64_t t1 = rt_clock_ns();
 	printf("{\"calls\":%zu,\"wall_ns\":%llu,\"timed_sum\":%llu}\n", n,
 	       (unsigned long long)(t1 - t0), (unsigned long long)sum);

@@ -11,11 +11,15 @@
 #    object table, statistics, ideal RSS); replay - plain loop adds the
 #    timer.  With valgrind, callgrind also counts instructions per call in
 #    the replay threads and in the timed loop, a figure noise cannot move.
-# 2. Timer: the calibrated cost of an empty timed region, and what is left
-#    of it after trace_run subtracts the calibration (should be ~0; the
-#    slowest 1% are preemptions and left out).
+# 2. Timers: for each rung of trace_run's --timer ladder this processor
+#    has (rdtscp, rdtsc, cntvct, clock), side by side: the calibrated cost
+#    of an empty timed region, in its unit and in ns, and what is left of it
+#    after trace_run subtracts the calibration (should be ~0; the slowest 1%
+#    are preemptions and left out); with valgrind, callgrind's instructions
+#    per call of the timed loop and of the replay with that timer.
 # 3. Repeatability: 5 replays with the default --touch=all; spread, (max -
-#    min) / min, of the allocator's memory and of the total cycles.  The
+#    min) / min, of the allocator's memory and of the total time (cycles
+#    with a TSC).  The
 #    allocator's memory is held_kb: resident at the end less resident before
 #    the clock, both read exactly (smaps_rollup), so trace_run's own ~24 MB of
 #    tables are out of it.  The kernel's running counters behind max_rss_kb
@@ -78,8 +82,6 @@ n=$(j "$work/p.json" calls)
 plain=$(fastest <"$work/plain")
 timed=$(fastest <"$work/timed")
 replay=$(fastest <"$work/replay")
-"$loop" - empty >"$work/e.json"
-mhz=$(j "$work/e.json" tsc_mhz)
 
 echo "trace_run replay overhead: $n calls (malloc/free, 1000 live blocks), fastest of $reps runs"
 awk -v n="$n" -v p="$plain" -v t="$timed" -v r="$replay" 'BEGIN {
@@ -89,30 +91,49 @@ awk -v n="$n" -v p="$plain" -v t="$timed" -v r="$replay" 'BEGIN {
 	printf "  %-34s %10.1f ns/call\n", "replay machinery (replay - timed)", (r - t) / n
 	printf "  %-34s %10.1f ns/call\n", "replay + timer (replay - plain)", (r - p) / n
 }'
-awk -v o="$(j "$work/e.json" overhead)" -v res="$(j "$work/e.json" residual)" -v m="$mhz" 'BEGIN {
-	if (m > 0)
-		printf "timer: %d cycles (%.1f ns) per timed region at %.1f MHz; residual after calibration %.2f cycles (mean of the fastest 99%%)\n", o, o * 1000 / m, m, res
-	else
-		printf "timer: clock_gettime, %d ns per timed region; residual after calibration %.2f ns (mean of the fastest 99%%)\n", o, res
-}'
 
 # Instructions per call: callgrind counts only the replay threads
 # (rt_thread_main) and the loop (loop), on a tenth of the calls.
+cg() {
+	fn=$1
+	shift
+	valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" --toggle-collect="$fn" \
+		"$@" >/dev/null 2>&1
+	awk '/^totals:/ { print $2 }' "$work/cg.out"
+}
+have_cg=
 if command -v valgrind >/dev/null; then
+	have_cg=1
 	"$builddir/tests/run_synth" bench "$work/s.wl" $((calls / 10)) >/dev/null
-	cg() {
-		fn=$1
-		shift
-		valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" --toggle-collect="$fn" \
-			"$@" >/dev/null 2>&1
-		awk '/^totals:/ { print $2 }' "$work/cg.out"
-	}
-	ir_loop=$(cg loop "$loop" "$work/s.wl" timed)
-	ir_replay=$(cg rt_thread_main "$tr" --touch=none "$work/s.wl")
 	"$loop" "$work/s.wl" plain >"$work/s.json"
-	awk -v n="$(j "$work/s.json" calls)" -v l="$ir_loop" -v r="$ir_replay" 'BEGIN {
-		printf "instructions per call (callgrind): timed loop %.0f, replay %.0f, replay machinery %.0f\n", l / n, r / n, (r - l) / n }'
+	cg_calls=$(j "$work/s.json" calls)
 fi
+
+# Each rung of the ladder, one line each: its figures, or why it is missing.
+"$loop" - empty >"$work/e.json"
+echo "timers (auto: $(j "$work/e.json" timer)); an empty timed region, calibrated, and its residual after subtraction:"
+printf '  %-7s %14s %9s %10s  %-26s %s\n' timer cost ns residual frequency \
+	"${have_cg:+instr/call: timed loop, replay, machinery}"
+for timer in rdtscp rdtsc cntvct clock; do
+	if ! "$loop" - empty $timer >"$work/e.json" 2>"$work/e.err"; then
+		printf '  %-7s %s\n' $timer "not on this processor: $(sed 's/^run_loop: //' "$work/e.err")"
+		continue
+	fi
+	ir=
+	if [ -n "$have_cg" ]; then
+		ir_loop=$(cg loop "$loop" "$work/s.wl" timed $timer)
+		ir_replay=$(cg rt_thread_main "$tr" --touch=none --timer=$timer "$work/s.wl")
+		ir=$(awk -v n="$cg_calls" -v l="$ir_loop" -v r="$ir_replay" \
+			'BEGIN { printf "%.1f, %.1f, %.1f", l / n, r / n, (r - l) / n }')
+	fi
+	awk -v t=$timer -v o="$(j "$work/e.json" overhead)" -v u="$(j "$work/e.json" unit)" \
+		-v res="$(j "$work/e.json" residual)" -v m="$(j "$work/e.json" tsc_mhz)" \
+		-v f="$(j "$work/e.json" freq_source)" -v ir="$ir" 'BEGIN {
+		ns = m > 0 ? o * 1000 / m : o
+		freq = m > 0 ? sprintf("%.1f MHz (%s)", m, f) : "-"
+		printf "  %-7s %7d %-6s %9.1f %10.2f  %-26s %s\n", t, o, u, ns, res, freq, ir
+	}'
+done
 
 : >"$work/held" ; : >"$work/peak" ; : >"$work/cyc"
 norandom=
@@ -133,7 +154,7 @@ spread() { sort -n | awk '{ v[NR] = $1 } END { printf "%s .. %s (spread %.2f%%)"
 echo "repeatability, 5 replays with --touch=all, address space randomisation $aslr:"
 echo "  allocator Kb at the end (held_kb, exact): $(spread <"$work/held")"
 echo "  allocator Kb peak growth (max_rss_kb, kernel counters): $(spread <"$work/peak")"
-echo "  total cycles: $(spread <"$work/cyc")"
+echo "  total $(j "$work/r.json" unit): $(spread <"$work/cyc")"
 
 awk -v n="$n" -v t="$timed" -v r="$replay" 'BEGIN {
 	o = (r - t) / n

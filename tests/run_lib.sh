@@ -42,3 +42,32 @@ find_allocators() {
 		fi
 	done
 }
+
+# timer_unit SOURCE: the unit trace_run reports figures in with that timer.
+timer_unit() {
+	case $1 in
+	rdtscp | rdtsc) echo cycles ;;
+	cntvct) echo ticks ;;
+	clock) echo ns ;;
+	*) fail "unknown timer source '$1'" ;;
+	esac
+}
+
+# timers_here: sets $timers to the --timer sources trace_run accepts here.
+# One it refuses must be refused as the processor lacking it, in one line;
+# which ones that are is this processor's business, never the test's.
+timers_here() {
+	synth basic "$t_dir/.timers.wl"
+	timers=
+	for s in rdtscp rdtsc cntvct clock; do
+		if trace_run --timer=$s "$t_dir/.timers.wl" >/dev/null 2>"$t_dir/.timers.err"; then
+			timers="$timers $s"
+		else
+			grep -Eqx "trace_run: --timer=$s: this processor has no .*" "$t_dir/.timers.err" ||
+				fail "--timer=$s: $(cat "$t_dir/.timers.err")"
+			[ "$(wc -l <"$t_dir/.timers.err")" -eq 1 ] || fail "--timer=$s: more than one line"
+			echo "--timer=$s is not available here: $(cat "$t_dir/.timers.err")" >&2
+		fi
+	done
+	case $timers in *clock*) ;; *) fail "--timer=clock was refused" ;; esac
+}

@@ -69,7 +69,8 @@ expect_eq "GLIBC_TUNABLES" "glibc.malloc.check=0:glibc.malloc.tcache_count=0:gli
 # call: free(NULL) is cheaper than an empty timed region, so its median
 # after subtraction is below the timer's cost (and above it without).
 synth freenull n.wl 20000
-for timer in auto clock; do
+timers_here
+for timer in auto $timers; do
 	trace_run --json --timer=$timer --touch=none n.wl >n.json || fail "--timer=$timer failed"
 	cost=$(jget n.json "['timer']['overhead']")
 	[ "$cost" -gt 0 ] && [ "$cost" -lt 5000 ] || fail "--timer=$timer: timer cost $cost"

@@ -20,7 +20,7 @@ for a in $allocators; do
 	done
 done
 list=$(echo $allocators | tr ' ' ,)
-trace_run --compare=$list --touch=page h.wl >cmp.txt 2>err || fail "--compare=$list: $(cat err)"
+trace_run --compare=$list --repeat=1 --touch=page h.wl >cmp.txt 2>err || fail "--compare=$list: $(cat err)"
 grep -Eq '^calls failed now +4( +4 +1\.00x)*$' cmp.txt || fail "--compare: $(grep 'failed now' cmp.txt)"
 
 # run_stall.so returns 64 bytes for a 3 MiB request: --touch=all writes

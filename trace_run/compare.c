@@ -6,9 +6,18 @@
  * re-executes itself with --allocator=NAME --json and the same replay
  * options, reads the JSON back, and prints one row per figure, one column
  * per allocator, with each column's ratio to the first.
+ *
+ * With --repeat=N (3 by default under --compare) each allocator is replayed
+ * N times, the allocators in turn (glibc, jemalloc, glibc, jemalloc, ...)
+ * so that a change in the machine's load falls on all of them alike; each
+ * cell is the median of its N runs with their min-max spread, and a ratio
+ * whose spread overlaps the first column's is printed in parentheses: the
+ * runs do not tell the two apart.  --repeat without --compare does the same
+ * for the one allocator.
  */
 #include "config.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -27,9 +36,11 @@ enum { MAX_ALLOCATORS = 8, MAX_ARGS = 64 };
 
 static const char *prog = "trace_run";
 
+/* One allocator: its name (NULL: whatever malloc is, no --allocator) and
+ * the JSON of each of its runs. */
 struct column {
 	const char *name;
-	char *json;
+	char *json[RT_MAX_REPEAT];
 };
 
 /* Splits list into cols; the names point into buf. */
@@ -53,19 +64,20 @@ static int split(const char *list, char *buf, size_t len, struct column *cols)
 	return n ? n : -1;
 }
 
-/* The child's command line: the same replay, one allocator, JSON out. */
+/* The child's command line: the same replay, one allocator (alloc_arg, or
+ * NULL for whatever malloc is), JSON out. */
 static void child_args(const struct rt_cli *cli, char *alloc_arg, char **av, char store[][96])
 {
 	static const char *const touch[] = { "none", "page", "all" };
-	static const char *const timer[] = { "auto", "rdtscp", "clock" };
 	const struct rt_opts *o = &cli->run;
 	int n = 0, s = 0;
 
 	av[n++] = (char *)prog;
-	av[n++] = alloc_arg;
+	if (alloc_arg)
+		av[n++] = alloc_arg;
 	av[n++] = "--json";
 	snprintf(av[n++] = store[s++], 96, "--touch=%s", touch[o->touch]);
-	snprintf(av[n++] = store[s++], 96, "--timer=%s", timer[o->timer]);
+	snprintf(av[n++] = store[s++], 96, "--timer=%s", rt_timer_name(o->timer));
 	snprintf(av[n++] = store[s++], 96, "--sample-ms=%u", o->sample_ms);
 	snprintf(av[n++] = store[s++], 96, "--watchdog=%u", o->watchdog_s);
 	snprintf(av[n++] = store[s++], 96, "--window=%llu", (unsigned long long)o->window_us);
@@ -101,13 +113,18 @@ static char *slurp(int fd)
 	return buf;
 }
 
-/* Runs one child; returns 0 with its JSON in col, or an exit status. */
-static int run_one(const struct rt_cli *cli, struct column *col)
+static const char *label(const struct column *col)
+{
+	return col->name ? col->name : "default";
+}
+
+/* Runs one child; returns 0 with its JSON in *json, or an exit status. */
+static int run_one(const struct rt_cli *cli, const struct column *col, char **json)
 {
 	char *av[MAX_ARGS], store[MAX_ARGS][96], alloc_arg[PATH_MAX + 16];
 	int fds[2], status;
-	snprintf(alloc_arg, sizeof alloc_arg, "--allocator=%s", col->name);
-	child_args(cli, alloc_arg, av, store);
+	snprintf(alloc_arg, sizeof alloc_arg, "--allocator=%s", label(col));
+	child_args(cli, col->name ? alloc_arg : NULL, av, store);
 	fflush(NULL);
 	if (pipe(fds)) {
 		fprintf(stderr, "%s: --compare: pipe: %s\n", prog, strerror(errno));
@@ -123,20 +140,20 @@ static int run_one(const struct rt_cli *cli, struct column *col)
 		_exit(1);
 	}
 	close(fds[1]);
-	col->json = pid > 0 ? slurp(fds[0]) : NULL;
+	*json = pid > 0 ? slurp(fds[0]) : NULL;
 	close(fds[0]);
 	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
-		fprintf(stderr, "%s: --compare: %s: %s\n", prog, col->name, strerror(errno));
+		fprintf(stderr, "%s: --compare: %s: %s\n", prog, label(col), strerror(errno));
 		return 1;
 	}
 	if (WIFSIGNALED(status)) {
-		fprintf(stderr, "%s: --compare: the %s replay died of signal %d\n", prog, col->name,
+		fprintf(stderr, "%s: --compare: the %s replay died of signal %d\n", prog, label(col),
 			WTERMSIG(status));
 		return 1;
 	}
 	if (WEXITSTATUS(status))
 		return WEXITSTATUS(status); /* it said why on stderr */
-	return col->json ? 0 : 1;
+	return *json ? 0 : 1;
 }
 
 /* The number after "key": at or after from; 0 when absent. */
@@ -156,100 +173,243 @@ static const char *json_call(const char *json, unsigned call)
 	return calls ? strstr(calls, pat) : NULL;
 }
 
-static void row(const char *label, const uint64_t *v, int n)
+/* A figure's value in each run of each column: v[column][run]. */
+typedef uint64_t runs_t[RT_MAX_REPEAT];
+
+static int cmp_u64(const void *a, const void *b)
 {
-	printf("%-22s %14s", label, rt_comma(v[0]));
-	for (int i = 1; i < n; i++) {
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The median of n runs (of an even count, midway between the middle two),
+ * and the lowest and highest; sorts v. */
+struct spread {
+	uint64_t median, min, max;
+};
+
+static struct spread summarise(uint64_t *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_u64);
+	uint64_t lo = v[(n - 1) / 2], hi = v[n / 2];
+	struct spread s = { lo + (hi - lo) / 2, v[0], v[n - 1] };
+	assert(s.min <= s.median && s.median <= s.max);
+	return s;
+}
+
+/* One run each: the value and its ratio to the first column's. */
+static void row_single(const char *name, runs_t *v, int ncols)
+{
+	printf("%-22s %14s", name, rt_comma(v[0][0]));
+	for (int i = 1; i < ncols; i++) {
 		char ratio[16] = "-";
-		if (v[0])
-			snprintf(ratio, sizeof ratio, "%.2fx", (double)v[i] / (double)v[0]);
-		printf(" %14s %7s", rt_comma(v[i]), ratio);
+		if (v[0][0])
+			snprintf(ratio, sizeof ratio, "%.2fx", (double)v[i][0] / (double)v[0][0]);
+		printf(" %14s %7s", rt_comma(v[i][0]), ratio);
 	}
 	printf("\n");
 }
 
-static void top_row(const char *label, const char *key, struct column *cols, int n)
+/* "1,234 [1,200-1,300]", or the value alone when every run gave it. */
+static void cell(char *out, size_t len, struct spread s)
 {
-	uint64_t v[MAX_ALLOCATORS];
-	for (int i = 0; i < n; i++)
-		v[i] = json_u64(cols[i].json, key);
-	row(label, v, n);
+	if (s.min == s.max)
+		snprintf(out, len, "%s", rt_comma(s.median));
+	else
+		snprintf(out, len, "%s [%s-%s]", rt_comma(s.median), rt_comma(s.min),
+			 rt_comma(s.max));
+}
+
+/* The rows of a table of repeated runs, kept until every cell's width is
+ * known. */
+enum { MAX_ROWS = 2 + 2 * MT_CALL_COUNT + 8 };
+
+struct grid {
+	int rows;
+	struct {
+		char name[64];
+		char cell[MAX_ALLOCATORS][96];
+		char ratio[MAX_ALLOCATORS][24];
+	} row[MAX_ROWS];
+};
+
+/* Several runs each: median [min-max], and the ratio of medians to the
+ * first column's, in parentheses when the two spreads overlap. */
+static void row_repeated(struct grid *g, const char *name, runs_t *v, int ncols, int nruns)
+{
+	assert(g->rows < MAX_ROWS);
+	int r = g->rows++;
+	struct spread first = summarise(v[0], nruns);
+	snprintf(g->row[r].name, sizeof g->row[r].name, "%s", name);
+	for (int i = 0; i < ncols; i++) {
+		struct spread s = i ? summarise(v[i], nruns) : first;
+		int overlap = s.min <= first.max && first.min <= s.max;
+		cell(g->row[r].cell[i], sizeof g->row[r].cell[i], s);
+		snprintf(g->row[r].ratio[i], sizeof g->row[r].ratio[i], "-");
+		if (first.median)
+			snprintf(g->row[r].ratio[i], sizeof g->row[r].ratio[i],
+				 overlap ? "(%.2fx)" : "%.2fx", (double)s.median / (double)first.median);
+	}
+}
+
+static void row(struct grid *g, const char *name, runs_t *v, int ncols, int nruns)
+{
+	if (nruns == 1)
+		row_single(name, v, ncols);
+	else
+		row_repeated(g, name, v, ncols, nruns);
+}
+
+static void top_row(struct grid *g, const char *name, const char *key, struct column *cols,
+		    int ncols, int nruns)
+{
+	runs_t v[MAX_ALLOCATORS];
+	for (int i = 0; i < ncols; i++)
+		for (int k = 0; k < nruns; k++)
+			v[i][k] = json_u64(cols[i].json[k], key);
+	row(g, name, v, ncols, nruns);
 }
 
 /* avg and p99 of each call type the first run made. */
-static void call_rows(struct column *cols, int n)
+static void call_rows(struct grid *g, struct column *cols, int ncols, int nruns)
 {
 	static const char *const keys[] = { "avg", "p99" };
 	for (unsigned c = 1; c < MT_CALL_COUNT; c++) {
-		if (!mt_op_is_call(c) || !json_call(cols[0].json, c))
+		if (!mt_op_is_call(c) || !json_call(cols[0].json[0], c))
 			continue;
 		for (int k = 0; k < 2; k++) {
-			char label[64];
-			uint64_t v[MAX_ALLOCATORS];
-			snprintf(label, sizeof label, "%s %s", keys[k], mt_call_name(c));
-			for (int i = 0; i < n; i++)
-				v[i] = json_u64(json_call(cols[i].json, c), keys[k]);
-			row(label, v, n);
+			char name[64];
+			runs_t v[MAX_ALLOCATORS];
+			snprintf(name, sizeof name, "%s %s", keys[k], mt_call_name(c));
+			for (int i = 0; i < ncols; i++)
+				for (int r = 0; r < nruns; r++)
+					v[i][r] = json_u64(json_call(cols[i].json[r], c), keys[k]);
+			row(g, name, v, ncols, nruns);
 		}
 	}
 }
 
-static void table(struct column *cols, int n)
+/* The repeated runs' table: a line saying how to read it, then each
+ * column as wide as its widest cell. */
+static void print_grid(const struct grid *g, struct column *cols, int ncols, int nruns)
 {
-	char unit[32] = "cycles";
-	const char *u = strstr(cols[0].json, "\"unit\":\"");
-	if (u)
-		sscanf(u + 8, "%31[a-z]", unit);
-	printf("%-22s %14s", "", cols[0].name);
-	for (int i = 1; i < n; i++)
-		printf(" %14s %7s", cols[i].name, "ratio");
+	int width[MAX_ALLOCATORS];
+	for (int i = 0; i < ncols; i++) {
+		width[i] = (int)strlen(label(&cols[i]));
+		for (int r = 0; r < g->rows; r++)
+			if ((int)strlen(g->row[r].cell[i]) > width[i])
+				width[i] = (int)strlen(g->row[r].cell[i]);
+	}
+	printf("Median of %d runs of each allocator, run in turn; [min-max] over the runs;\n"
+	       "a ratio in parentheses is not a difference: the two min-max spreads overlap.\n",
+	       nruns);
+	printf("%-22s", "");
+	for (int i = 0; i < ncols; i++)
+		printf(i ? " %*s %8s" : " %*s", width[i], label(&cols[i]), "ratio");
 	printf("\n");
-	top_row(unit, "elapsed", cols, n);
-	top_row("usec wall time", "wall_usec", cols, n);
-	top_row("usec user time", "user_usec", cols, n);
-	top_row("Kb Max RSS", "max_rss_kb", cols, n);
-	top_row("Kb Max Ideal RSS", "ideal_rss_kb", cols, n);
-	top_row("Kb held at the end", "held_kb", cols, n);
-	top_row("total call time", "total_call_time", cols, n);
-	call_rows(cols, n);
-	top_row("calls failed now", "failed_now", cols, n);
+	for (int r = 0; r < g->rows; r++) {
+		printf("%-22s", g->row[r].name);
+		for (int i = 0; i < ncols; i++)
+			printf(i ? " %*s %8s" : " %*s", width[i], g->row[r].cell[i], g->row[r].ratio[i]);
+		printf("\n");
+	}
 }
 
-/* --compare --json: the children's objects, in order, as one array. */
-static void json_array(struct column *cols, int n)
+static void table(struct column *cols, int ncols, int nruns)
+{
+	static struct grid g;
+	char unit[32] = "cycles";
+	const char *u = strstr(cols[0].json[0], "\"unit\":\"");
+	if (u)
+		sscanf(u + 8, "%31[a-z]", unit);
+	if (nruns == 1) {
+		printf("%-22s %14s", "", label(&cols[0]));
+		for (int i = 1; i < ncols; i++)
+			printf(" %14s %7s", label(&cols[i]), "ratio");
+		printf("\n");
+	}
+	g.rows = 0;
+	top_row(&g, unit, "elapsed", cols, ncols, nruns);
+	top_row(&g, "usec wall time", "wall_usec", cols, ncols, nruns);
+	top_row(&g, "usec user time", "user_usec", cols, ncols, nruns);
+	top_row(&g, "Kb Max RSS", "max_rss_kb", cols, ncols, nruns);
+	top_row(&g, "Kb Max Ideal RSS", "ideal_rss_kb", cols, ncols, nruns);
+	top_row(&g, "Kb held at the end", "held_kb", cols, ncols, nruns);
+	top_row(&g, "total call time", "total_call_time", cols, ncols, nruns);
+	call_rows(&g, cols, ncols, nruns);
+	top_row(&g, "calls failed now", "failed_now", cols, ncols, nruns);
+	if (nruns > 1)
+		print_grid(&g, cols, ncols, nruns);
+}
+
+/* --json: every run's object, in the order run, as one array; with more
+ * than one run of each, every object carries its run number first. */
+static void json_array(struct column *cols, int ncols, int nruns)
 {
 	printf("[");
-	for (int i = 0; i < n; i++) {
-		size_t len = strcspn(cols[i].json, "\n");
-		printf("%s%.*s", i ? "," : "", (int)len, cols[i].json);
-	}
+	for (int k = 0; k < nruns; k++)
+		for (int i = 0; i < ncols; i++) {
+			const char *j = cols[i].json[k];
+			size_t len = strcspn(j, "\n");
+			printf("%s", k || i ? "," : "");
+			if (nruns > 1 && *j == '{')
+				printf("{\"run\":%d,%.*s", k + 1, (int)len - 1, j + 1);
+			else
+				printf("%.*s", (int)len, j);
+		}
 	printf("]\n");
+}
+
+/* Which run is under way, on a terminal, once the runs have taken more
+ * than a second; returns whether a line is showing. */
+static int progress(int run, int nruns, const struct column *col, uint64_t start_ns)
+{
+	if (!isatty(2) || rt_clock_ns() - start_ns < 1000000000u)
+		return 0;
+	fprintf(stderr, "\r%s: run %d of %d: %s\033[K", prog, run + 1, nruns, label(col));
+	return 1;
 }
 
 int rt_compare(const struct rt_cli *cli)
 {
 	struct column cols[MAX_ALLOCATORS] = { 0 };
 	char lib[PATH_MAX], why[PATH_MAX + 256], names[PATH_MAX];
-	int n = split(cli->compare, names, sizeof names, cols), status = 0;
+	const int nruns = (int)cli->repeat;
+	int n = 1, status = 0;
+
+	assert(nruns >= 1 && nruns <= RT_MAX_REPEAT);
+	if (cli->compare)
+		n = split(cli->compare, names, sizeof names, cols);
+	else
+		cols[0].name = cli->allocator;
 	if (n < 0)
 		return 2;
 	for (int i = 0; i < n; i++) {
-		int bad = rt_allocator_check(cols[i].name, cli->tun.n, 1, 1, lib, sizeof lib, why,
-					     sizeof why);
+		int bad = cols[i].name ? rt_allocator_check(cols[i].name, cli->tun.n, cli->compare != NULL,
+							    1, lib, sizeof lib, why, sizeof why)
+				       : 0;
 		if (bad) {
 			fprintf(stderr, "%s: %s\n", prog, why);
 			return bad;
 		}
 	}
-	for (int i = 0; i < n && !status; i++)
-		status = run_one(cli, &cols[i]);
+	const uint64_t start_ns = rt_clock_ns();
+	int shown = 0;
+	for (int k = 0; k < nruns && !status; k++)
+		for (int i = 0; i < n && !status; i++) {
+			shown |= progress(k, nruns, &cols[i], start_ns);
+			status = run_one(cli, &cols[i], &cols[i].json[k]);
+		}
+	if (shown)
+		fprintf(stderr, "\r\033[K");
 	if (!status) {
 		if (cli->json)
-			json_array(cols, n);
+			json_array(cols, n, nruns);
 		else
-			table(cols, n);
+			table(cols, n, nruns);
 	}
 	for (int i = 0; i < n; i++)
-		free(cols[i].json);
+		for (int k = 0; k < nruns; k++)
+			free(cols[i].json[k]);
 	return status;
 }

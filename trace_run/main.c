@@ -115,7 +115,10 @@ int main(int argc, char **argv)
 
 	if (rt_parse_options(argc, argv, &cli))
 		return 2;
-	if (cli.compare)
+	const char *why;
+	if (rt_timer_check(cli.run.timer, &why))
+		return say(why, 1);
+	if (cli.compare || cli.repeat > 1)
 		return flushed(rt_compare(&cli));
 	int status = choose_process(&cli, argv);
 	if (status >= 0)

@@ -22,6 +22,9 @@ static void usage(FILE *out)
 		"  -a, --allocator=NAME   glibc, jemalloc, tcmalloc, mimalloc, or a library PATH\n"
 		"  -c, --compare=LIST     replay under each allocator in LIST (comma-separated),\n"
 		"                         one fresh process each, and print one table\n"
+		"  -r, --repeat=N         replay each allocator N times, in turn, and print\n"
+		"                         medians and min-max spreads (default 3 with\n"
+		"                         --compare, else 1)\n"
 		"  -o NAME=VALUE,...      glibc tunables: mmap_threshold, trim_threshold, top_pad,\n"
 		"                         mmap_max, arena_max, arena_test, perturb (mallopt);\n"
 		"                         tcache_count, tcache_max (GLIBC_TUNABLES)\n"
@@ -35,7 +38,9 @@ static void usage(FILE *out)
 		"  -l, --timeline=FILE    write the samples as CSV:\n"
 		"                         time_ms,vmrss_kb,vmsize_kb,ideal_kb,calls\n"
 		"  -w, --watchdog=SEC     give up after SEC seconds without progress (default 10)\n"
-		"      --timer=SOURCE     auto (default), rdtscp, or clock (clock_gettime)\n"
+		"      --timer=SOURCE     auto (default: the first the processor has of rdtscp,\n"
+		"                         rdtsc, cntvct), rdtscp, rdtsc (LFENCE;RDTSC;LFENCE),\n"
+		"                         cntvct (aarch64), or clock (CLOCK_MONOTONIC_RAW)\n"
 		"  -j, --json             print the figures as one JSON object\n"
 		"  -h, --help             show this help and exit\n"
 		"  -V, --version          show the version and exit\n"
@@ -76,14 +81,8 @@ static int parse_touch(const char *s, enum rt_touch *t)
 
 static int parse_timer(const char *s, enum rt_timer_source *t)
 {
-	if (!strcmp(s, "auto"))
-		*t = RT_TIMER_AUTO;
-	else if (!strcmp(s, "rdtscp"))
-		*t = RT_TIMER_TSC;
-	else if (!strcmp(s, "clock"))
-		*t = RT_TIMER_CLOCK;
-	else
-		return bad("--timer", s, "auto, rdtscp or clock");
+	if (rt_timer_parse(s, t))
+		return bad("--timer", s, "auto, rdtscp, rdtsc, cntvct or clock");
 	return 0;
 }
 
@@ -111,6 +110,11 @@ static int one_option(int c, const char *arg, struct rt_cli *cli)
 	case 'T':
 		if (parse_u64(arg, 1, UINT64_MAX, &cli->run.trim_every))
 			return bad("--trim-every", arg, "a count of calls (1 or more)");
+		return 0;
+	case 'r':
+		if (parse_u64(arg, 1, RT_MAX_REPEAT, &v))
+			return bad("--repeat", arg, "a number of runs from 1 to 100");
+		cli->repeat = (unsigned)v;
 		return 0;
 	case 's':
 		if (parse_u64(arg, 1, 60000, &v))
@@ -157,6 +161,12 @@ static int check(int argc, char **argv, struct rt_cli *cli)
 		fprintf(stderr, "%s: --compare and --timeline cannot go together\n", prog);
 		return -1;
 	}
+	if (!cli->repeat)
+		cli->repeat = cli->compare ? 3 : 1;
+	if (cli->repeat > 1 && cli->run.timeline) {
+		fprintf(stderr, "%s: --repeat and --timeline cannot go together\n", prog);
+		return -1;
+	}
 	return 0;
 }
 
@@ -165,6 +175,7 @@ int rt_parse_options(int argc, char **argv, struct rt_cli *cli)
 	static const struct option longopts[] = {
 		{ "allocator", required_argument, NULL, 'a' },
 		{ "compare", required_argument, NULL, 'c' },
+		{ "repeat", required_argument, NULL, 'r' },
 		{ "trim-every", required_argument, NULL, 'T' },
 		{ "touch", required_argument, NULL, 't' },
 		{ "pace", no_argument, NULL, 'p' },
@@ -186,7 +197,7 @@ int rt_parse_options(int argc, char **argv, struct rt_cli *cli)
 	cli->run.watchdog_s = 10;
 	cli->run.window_us = 1000;
 	opterr = 0; /* our own one-line messages */
-	while ((c = getopt_long(argc, argv, ":a:c:o:T:t:ps:l:w:W:jhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":a:c:r:o:T:t:ps:l:w:W:jhV", longopts, NULL)) != -1) {
 		if (c == ':') {
 			fprintf(stderr, "%s: option '%s' needs an argument; try '%s --help'\n", prog,
 				argv[optind - 1], prog);

@@ -10,11 +10,14 @@
 #include "replay.h"
 #include "tunables.h"
 
+enum { RT_MAX_REPEAT = 100 };
+
 struct rt_cli {
 	struct rt_opts run;
 	struct rt_tunables tun; /* -o */
 	const char *allocator;  /* --allocator, NULL for whatever malloc is */
 	const char *compare;    /* --compare list, or NULL */
+	unsigned repeat;        /* --repeat: runs of each allocator (3 with --compare, else 1) */
 	int json;
 	const char *path;
 };

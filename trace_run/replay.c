@@ -223,15 +223,15 @@ static void collect(const struct rt_replay *r, struct rt_result *res)
 /* Releases the parked threads, times the replay, joins everything. */
 static void run(struct rt_replay *r, pthread_t monitor, struct rt_result *res)
 {
-	const int tsc = r->timer.source == RT_TIMER_TSC;
+	const enum rt_timer_source timer = r->timer.source;
 	struct rusage ru0, ru1;
 
 	getrusage(RUSAGE_SELF, &ru0);
 	r->start_ns = rt_clock_ns();
-	uint64_t t0 = rt_now(tsc);
+	uint64_t t0 = rt_now(timer);
 	rt_sync_signal(&r->go);
 	join(r, r->info->threads);
-	uint64_t t1 = rt_now(tsc);
+	uint64_t t1 = rt_now(timer);
 	uint64_t end_ns = rt_clock_ns();
 	getrusage(RUSAGE_SELF, &ru1);
 	atomic_store_explicit(&r->stop, 1, memory_order_release);
@@ -258,7 +258,7 @@ int rt_replay_run(const char *path, const struct rt_opts *o, struct rt_result *r
 	memset(res, 0, sizeof *res);
 	res->path = path;
 	if (rt_timer_init(o->timer, &r.timer, &why)) {
-		mt_error_set(e, "--timer=rdtscp", "%s", why);
+		snprintf(e->msg, sizeof e->msg, "%s", why);
 		return 1;
 	}
 	res->timer = r.timer;

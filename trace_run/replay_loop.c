@@ -1,8 +1,10 @@
 /*
  * replay_loop.c - the replay threads: decode an op, make the call, time it.
  *
- * This is the hot path.  Per call, beyond the two timer reads (RDTSCP+LFENCE
- * each) and the call itself, for a malloc that returned a block or a free
+ * This is the hot path.  Per call, beyond the two timer reads (each the
+ * chosen source's instructions, RDTSCP+LFENCE by default, behind one or two
+ * compares of the thread's constant source that always go the same way)
+ * and the call itself, for a malloc that returned a block or a free
  * of one (most calls of any workload): the op decoded from its head byte
  * and one to three varints straight into registers (mt_op_decode_common:
  * one check that the op fits, one- and two-byte varints inline; ~30
@@ -11,10 +13,11 @@
  * plain load and store with one thread, a relaxed atomic add with more; a
  * free leaves the peak alone), and one relaxed store of the call counter.
  * Every other op goes through mt_op_decode and replay_call, out of line.
- * bench/trace_run.sh measures 68 instructions and ~7.5 ns a call against a
- * plain loop of the same calls timed alike.  RDTSCP waits for all earlier
- * work, so a free's chain of dependent loads (stream bytes, then its slot)
- * counts for more than its instructions.  With more than one thread and
+ * bench/trace_run.sh measures 72 instructions (70-72 with each timer) and
+ * ~7.5 ns a call against a plain loop of the same calls timed alike.
+ * RDTSCP (and LFENCE before RDTSC) waits for all earlier work, so a free's
+ * chain of dependent loads (stream bytes, then its slot) counts for more
+ * than its instructions.  With more than one thread and
  * recorded times, each op whose time moved also stores the thread's
  * position on the shared clock and loads one shared word (clock.c);
  * without the shared clock or --pace, recorded times cost only their
@@ -142,8 +145,8 @@ static void sized_free(const struct mt_op *op, void *p)
  * to a page, reallocarray is realloc after an overflow check (replay_call's:
  * a product that overflows is impossible, and never gets here).
  */
-static void *timed_emulation(const struct mt_op *op, void *in, size_t page, int tsc,
-			     uint64_t *cost)
+static void *timed_emulation(const struct mt_op *op, void *in, size_t page,
+			     enum rt_timer_source timer, uint64_t *cost)
 {
 	const size_t sz = (size_t)op->size;
 	size_t align = op->align < sizeof(void *) ? sizeof(void *) : (size_t)op->align, bytes;
@@ -153,26 +156,26 @@ static void *timed_emulation(const struct mt_op *op, void *in, size_t page, int 
 	switch (op->code) {
 	case MT_CALL_REALLOCARRAY:
 		bytes = (size_t)mt_op_requested(op);
-		t0 = rt_now(tsc); out = realloc(in, bytes); t1 = rt_now(tsc); break;
+		t0 = rt_now(timer); out = realloc(in, bytes); t1 = rt_now(timer); break;
 	case MT_CALL_MEMALIGN:
 	case MT_CALL_ALIGNED_ALLOC:
-		t0 = rt_now(tsc);
+		t0 = rt_now(timer);
 		if (posix_memalign(&out, align, sz))
 			out = NULL;
-		t1 = rt_now(tsc);
+		t1 = rt_now(timer);
 		break;
 	case MT_CALL_POSIX_MEMALIGN:
-		t0 = rt_now(tsc); out = memalign(op->align, sz); t1 = rt_now(tsc); break;
+		t0 = rt_now(timer); out = memalign(op->align, sz); t1 = rt_now(timer); break;
 	case MT_CALL_VALLOC:
-		t0 = rt_now(tsc); out = memalign(page, sz); t1 = rt_now(tsc); break;
+		t0 = rt_now(timer); out = memalign(page, sz); t1 = rt_now(timer); break;
 	case MT_CALL_PVALLOC:
 		if (__builtin_add_overflow(sz, page - 1, &bytes)) { /* glibc's pvalloc fails too */
 			t0 = t1 = 0;
 			break;
 		}
-		t0 = rt_now(tsc); out = memalign(page, bytes & ~(page - 1)); t1 = rt_now(tsc); break;
+		t0 = rt_now(timer); out = memalign(page, bytes & ~(page - 1)); t1 = rt_now(timer); break;
 	default: /* the sized frees */
-		t0 = rt_now(tsc); free(in); t1 = rt_now(tsc); break;
+		t0 = rt_now(timer); free(in); t1 = rt_now(timer); break;
 	}
 	*cost = t1 - t0;
 	return out;
@@ -180,25 +183,25 @@ static void *timed_emulation(const struct mt_op *op, void *in, size_t page, int 
 
 /* The two calls most of every workload is, timed as timed_call times the
  * others: nothing but the call between the two timer reads. */
-static inline void *timed_malloc(size_t sz, int tsc, uint64_t *cost)
+static inline void *timed_malloc(size_t sz, enum rt_timer_source timer, uint64_t *cost)
 {
-	uint64_t t0 = rt_now(tsc);
+	uint64_t t0 = rt_now(timer);
 	void *out = malloc(sz);
-	*cost = rt_now(tsc) - t0;
+	*cost = rt_now(timer) - t0;
 	return out;
 }
 
-static inline void timed_free(void *p, int tsc, uint64_t *cost)
+static inline void timed_free(void *p, enum rt_timer_source timer, uint64_t *cost)
 {
-	uint64_t t0 = rt_now(tsc);
+	uint64_t t0 = rt_now(timer);
 	free(p);
-	*cost = rt_now(tsc) - t0;
+	*cost = rt_now(timer) - t0;
 }
 
 /* The allocator call for op, timed; returns what it returned.  Each case
  * holds nothing but the call between the two timer reads. */
-static void *timed_call(const struct mt_op *op, void *in, const struct rt_thread *t, int tsc,
-			uint64_t *cost)
+static void *timed_call(const struct mt_op *op, void *in, const struct rt_thread *t,
+			enum rt_timer_source timer, uint64_t *cost)
 {
 	void *out = NULL;
 	uint64_t t0, t1;
@@ -207,37 +210,37 @@ static void *timed_call(const struct mt_op *op, void *in, const struct rt_thread
 	/* malloc and free first, without the jump table: they are most calls of
 	 * most programs, and no allocator lacks them */
 	if (op->code == MT_CALL_MALLOC)
-		return timed_malloc(sz, tsc, cost);
+		return timed_malloc(sz, timer, cost);
 	if (op->code == MT_CALL_FREE) {
-		timed_free(in, tsc, cost);
+		timed_free(in, timer, cost);
 		return NULL;
 	}
 	if (t->foreign >> op->code & 1)
-		return timed_emulation(op, in, t->page, tsc, cost);
+		return timed_emulation(op, in, t->page, timer, cost);
 	switch (op->code) {
 	case MT_CALL_CALLOC:
-		t0 = rt_now(tsc); out = calloc(op->nmemb, sz); t1 = rt_now(tsc); break;
+		t0 = rt_now(timer); out = calloc(op->nmemb, sz); t1 = rt_now(timer); break;
 	case MT_CALL_REALLOC:
-		t0 = rt_now(tsc); out = realloc(in, sz); t1 = rt_now(tsc); break;
+		t0 = rt_now(timer); out = realloc(in, sz); t1 = rt_now(timer); break;
 	case MT_CALL_REALLOCARRAY:
-		t0 = rt_now(tsc); out = reallocarray(in, op->nmemb, sz); t1 = rt_now(tsc); break;
+		t0 = rt_now(timer); out = reallocarray(in, op->nmemb, sz); t1 = rt_now(timer); break;
 	case MT_CALL_MEMALIGN:
-		t0 = rt_now(tsc); out = memalign(op->align, sz); t1 = rt_now(tsc); break;
+		t0 = rt_now(timer); out = memalign(op->align, sz); t1 = rt_now(timer); break;
 	case MT_CALL_POSIX_MEMALIGN: {
 		int rc;
-		t0 = rt_now(tsc); rc = posix_memalign(&out, op->align, sz); t1 = rt_now(tsc);
+		t0 = rt_now(timer); rc = posix_memalign(&out, op->align, sz); t1 = rt_now(timer);
 		if (rc)
 			out = NULL;
 		break;
 	}
 	case MT_CALL_ALIGNED_ALLOC:
-		t0 = rt_now(tsc); out = aligned_alloc(op->align, sz); t1 = rt_now(tsc); break;
+		t0 = rt_now(timer); out = aligned_alloc(op->align, sz); t1 = rt_now(timer); break;
 	case MT_CALL_VALLOC:
-		t0 = rt_now(tsc); out = valloc(sz); t1 = rt_now(tsc); break;
+		t0 = rt_now(timer); out = valloc(sz); t1 = rt_now(timer); break;
 	case MT_CALL_PVALLOC:
-		t0 = rt_now(tsc); out = pvalloc(sz); t1 = rt_now(tsc); break;
+		t0 = rt_now(timer); out = pvalloc(sz); t1 = rt_now(timer); break;
 	default: /* the sized frees */
-		t0 = rt_now(tsc); sized_free(op, in); t1 = rt_now(tsc); break;
+		t0 = rt_now(timer); sized_free(op, in); t1 = rt_now(timer); break;
 	}
 	*cost = t1 - t0;
 	return out;
@@ -344,7 +347,8 @@ static inline void record(struct rt_callstat *s, uint64_t cost, uint64_t overhea
  * than the workload believes.  It is counted as a call that failed, at no
  * cost.
  */
-static __attribute__((noinline)) void replay_call(struct rt_thread *t, const struct mt_op *op, int tsc, uint64_t overhead)
+static __attribute__((noinline)) void replay_call(struct rt_thread *t, const struct mt_op *op,
+						  enum rt_timer_source timer, uint64_t overhead)
 {
 	struct rt_slot *in = op->old_obj ? &t->slots[op->old_obj] : NULL;
 	void *inp = in ? in->ptr : NULL, *out = NULL;
@@ -354,7 +358,7 @@ static __attribute__((noinline)) void replay_call(struct rt_thread *t, const str
 	if (frees && in)
 		release(t, in);
 	if (!impossible(req))
-		out = timed_call(op, inp, t, tsc, &cost);
+		out = timed_call(op, inp, t, timer, &cost);
 	record(t->stat[op->code], cost, overhead);
 	if (frees)
 		return;
@@ -366,24 +370,25 @@ static __attribute__((noinline)) void replay_call(struct rt_thread *t, const str
 
 /* replay_call for what mt_op_decode_common decodes: a malloc that
  * returned a block when recorded, and a free of a block. */
-static inline void replay_malloc(struct rt_thread *t, uint64_t obj, uint64_t size, int tsc,
-				 uint64_t overhead)
+static inline void replay_malloc(struct rt_thread *t, uint64_t obj, uint64_t size,
+				 enum rt_timer_source timer, uint64_t overhead)
 {
 	void *out = NULL;
 	uint64_t cost = 0;
 	if (!impossible(size))
-		out = timed_malloc((size_t)size, tsc, &cost);
+		out = timed_malloc((size_t)size, timer, &cost);
 	record(t->stat[MT_CALL_MALLOC], cost, overhead);
 	alloc_done(t, obj, out, size);
 }
 
-static inline void replay_free(struct rt_thread *t, uint64_t obj, int tsc, uint64_t overhead)
+static inline void replay_free(struct rt_thread *t, uint64_t obj, enum rt_timer_source timer,
+			       uint64_t overhead)
 {
 	struct rt_slot *in = &t->slots[obj];
 	void *p = in->ptr;
 	uint64_t cost;
 	release(t, in);
-	timed_free(p, tsc, &cost);
+	timed_free(p, timer, &cost);
 	record(t->stat[MT_CALL_FREE], cost, overhead);
 }
 
@@ -499,7 +504,7 @@ void *rt_thread_main(void *arg)
 {
 	struct rt_thread *t = arg;
 	struct rt_replay *r = t->r;
-	const int tsc = r->timer.source == RT_TIMER_TSC;
+	const enum rt_timer_source timer = r->timer.source;
 	const uint64_t overhead = r->timer.overhead, trim_every = r->o->trim_every;
 	/* calls until the next malloc_trim; never reached without --trim-every */
 	uint64_t until_trim = trim_every ? trim_every : UINT64_MAX;
@@ -525,9 +530,9 @@ void *rt_thread_main(void *arg)
 			if (tl.used && delta)
 				advance(t, &tl, delta);
 			if (code == MT_CALL_MALLOC)
-				replay_malloc(t, obj, size, tsc, overhead);
+				replay_malloc(t, obj, size, timer, overhead);
 			else
-				replay_free(t, obj, tsc, overhead);
+				replay_free(t, obj, timer, overhead);
 			call_done(t, &calls, &until_trim, trim_every);
 			continue;
 		}
@@ -536,7 +541,7 @@ void *rt_thread_main(void *arg)
 		if (tl.used && op.delta_ns)
 			advance(t, &tl, op.delta_ns);
 		if (mt_op_is_call(op.code)) {
-			replay_call(t, &op, tsc, overhead);
+			replay_call(t, &op, timer, overhead);
 			call_done(t, &calls, &until_trim, trim_every);
 			continue;
 		}

@@ -90,15 +90,18 @@ static void percentiles(FILE *out, const struct rt_result *res)
 	}
 }
 
+/* "Timer: rdtscp (auto), TSC at 2596.1 MHz (measured against
+ * CLOCK_MONOTONIC_RAW), 52 cycles of timer cost subtracted per call". */
 static void timer_line(FILE *out, const struct rt_result *res)
 {
-	if (res->timer.source == RT_TIMER_TSC)
-		fprintf(out, "Timer: rdtscp, TSC at %.1f MHz (measured), %s cycles of timer cost "
-			"subtracted per call\n", res->timer.tsc_mhz, rt_comma(res->timer.overhead));
+	const struct rt_timer_info *t = &res->timer;
+	fprintf(out, "Timer: %s (%s), ", rt_timer_name(t->source), t->chosen_by);
+	if (t->source == RT_TIMER_CLOCK)
+		fprintf(out, "clock_gettime(CLOCK_MONOTONIC_RAW), figures in ns");
 	else
-		fprintf(out, "Timer: clock_gettime (%s), figures in ns, %s ns of timer cost "
-			"subtracted per call\n", res->timer.clock_asked ? "--timer=clock" : "no rdtscp",
-			rt_comma(res->timer.overhead));
+		fprintf(out, "%s at %.1f MHz (%s)", t->source == RT_TIMER_CNTVCT ? "counter" : "TSC",
+			t->tsc_mhz, t->freq_source);
+	fprintf(out, ", %s %s of timer cost subtracted per call\n", rt_comma(t->overhead), t->unit);
 }
 
 /* How the threads were kept in order, when there was more than one. */
@@ -221,8 +224,9 @@ void rt_report_json(FILE *out, const struct rt_result *res)
 		(unsigned long long)((res->header_ideal_peak + 1023) / 1024),
 		(unsigned long long)res->window_us, (unsigned long long)res->idle_stretches,
 		(unsigned long long)res->idle_cut_ns);
-	fprintf(out, "\"timer\":{\"source\":\"%s\",\"tsc_mhz\":%.1f,\"overhead\":%llu},",
-		res->timer.source == RT_TIMER_TSC ? "rdtscp" : "clock", res->timer.tsc_mhz,
+	fprintf(out, "\"timer\":{\"source\":\"%s\",\"chosen_by\":\"%s\",\"tsc_mhz\":%.1f,"
+		"\"freq_source\":\"%s\",\"overhead\":%llu},", rt_timer_name(res->timer.source),
+		res->timer.chosen_by, res->timer.tsc_mhz, res->timer.freq_key,
 		(unsigned long long)res->timer.overhead);
 	fprintf(out, "\"emulated\":[");
 	for (unsigned c = 0, n = 0; c < MT_CALL_COUNT; c++)
