@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "html.h"
 #include "report.h"
 
 static const char *prog = "mtrace-report";
@@ -34,6 +35,7 @@ static void usage(FILE *out)
 		"  -j, --json          one JSON object per trace\n"
 		"      --folded        folded stacks for flamegraph.pl and speedscope\n"
 		"      --weight=W      what --folded weighs: bytes (default) or count\n"
+		"      --html=FILE     one self-contained HTML page of charts and tables\n"
 		"  -h, --help          show this help and exit\n"
 		"  -V, --version       show the version and exit\n"
 		"\n"
@@ -42,7 +44,9 @@ static void usage(FILE *out)
 		prog);
 }
 
-enum { OPT_LEAKS = 256, OPT_PEAK, OPT_TEMPORARY, OPT_FOLDED, OPT_WEIGHT };
+enum { OPT_LEAKS = 256, OPT_PEAK, OPT_TEMPORARY, OPT_FOLDED, OPT_WEIGHT, OPT_HTML };
+
+static const char *html_path;
 
 static int parse_options(int argc, char **argv, struct report_opts *o)
 {
@@ -54,6 +58,7 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 		{ "json", no_argument, NULL, 'j' },
 		{ "folded", no_argument, NULL, OPT_FOLDED },
 		{ "weight", required_argument, NULL, OPT_WEIGHT },
+		{ "html", required_argument, NULL, OPT_HTML },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -69,6 +74,7 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 		case OPT_TEMPORARY: o->sections |= SEC_TEMPORARY; break;
 		case OPT_FOLDED: o->folded = 1; break;
 		case 'j': o->json = 1; break;
+		case OPT_HTML: html_path = optarg; break;
 		case 'n':
 			errno = 0;
 			o->top = (size_t)strtoull(optarg, &end, 10);
@@ -97,6 +103,11 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 			return -1;
 		}
 	}
+	if (html_path && (o->json || o->folded || !*html_path)) {
+		fprintf(stderr, "%s: --html needs a file name and goes without --json and --folded\n",
+			prog);
+		return -1;
+	}
 	if (o->json && o->folded) {
 		fprintf(stderr, "%s: --json and --folded exclude each other\n", prog);
 		return -1;
@@ -120,13 +131,17 @@ static int report_file(const char *path, const struct report_opts *o, int first)
 	}
 	for (const char *const *w = mt_trace_warnings(t); *w; w++)
 		fprintf(stderr, "%s: %s\n", prog, *w);
-	struct analysis a;
+	struct analysis a = { 0 };
 	struct symbols *s = NULL;
-	int rc = analyse(t, &a, &e);
+	struct timeline *tl = o->html ? timeline_open(t) : NULL;
+	int rc = o->html && !tl ? mt_error_set(&e, path, "out of memory")
+				: analyse_timeline(t, &a, tl, &e);
 	if (rc == 0 && !(s = symbols_open(t)))
 		rc = mt_error_set(&e, path, "out of memory");
 	if (rc == 0) {
-		if (o->json)
+		if (o->html)
+			report_html(o->html, t, &a, s, tl, o);
+		else if (o->json)
 			report_json(stdout, t, &a, s, o);
 		else if (o->folded)
 			report_folded(stdout, &a, s, o);
@@ -140,6 +155,7 @@ static int report_file(const char *path, const struct report_opts *o, int first)
 	if (rc)
 		mt_error_print(prog, &e);
 	symbols_close(s);
+	timeline_close(tl);
 	analysis_free(&a);
 	mt_trace_close(t);
 	return rc ? 1 : 0;
@@ -150,9 +166,22 @@ int main(int argc, char **argv)
 	struct report_opts o;
 	if (parse_options(argc, argv, &o))
 		return 2;
+	if (html_path && !(o.html = fopen(html_path, "w"))) {
+		fprintf(stderr, "%s: cannot create %s: %s\n", prog, html_path, strerror(errno));
+		return 1;
+	}
+	if (o.html)
+		html_begin(o.html, "mtrace-report: where the memory went");
 	int status = 0;
 	for (int i = optind; i < argc; i++)
 		status |= report_file(argv[i], &o, i == optind);
+	if (o.html) {
+		html_end(o.html);
+		if (ferror(o.html) | (fclose(o.html) != 0)) {
+			fprintf(stderr, "%s: writing %s: %s\n", prog, html_path, strerror(errno));
+			return 1;
+		}
+	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "%s: writing standard output: %s\n", prog, strerror(errno));
 		return 1;
