@@ -49,33 +49,18 @@ static void halve(struct columns *c)
 				   columns_cell(c, 2 * i + 1, s));
 	memset(columns_cell(c, half, 0), 0, half * c->nseries * sizeof *c->cell);
 	c->width *= 2;
+	c->shift++;
 	c->used = (c->used + 1) / 2;
 }
 
 size_t columns_at(struct columns *c, uint64_t x)
 {
-	while (x / c->width >= c->ncols)
+	while (x >> c->shift >= c->ncols)
 		halve(c);
-	size_t col = (size_t)(x / c->width);
+	size_t col = (size_t)(x >> c->shift);
 	if (col + 1 > c->used)
 		c->used = col + 1;
 	return col;
-}
-
-void columns_level(struct columns *c, uint64_t x, size_t s, int64_t v)
-{
-	struct col_cell *k = columns_cell(c, columns_at(c, x), s);
-	if (!k->set || v < k->min)
-		k->min = v;
-	if (!k->set || v > k->max)
-		k->max = v;
-	k->last = v;
-	k->set = 1;
-}
-
-void columns_add(struct columns *c, uint64_t x, size_t s, uint64_t amount)
-{
-	columns_cell(c, columns_at(c, x), s)->sum += amount;
 }
 
 void columns_carry(struct columns *c, size_t s)

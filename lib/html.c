@@ -75,7 +75,7 @@ static const char *scaled(char buf[32], double v, double base, const char *const
 		v /= base;
 		k++;
 	}
-	snprintf(buf, 32, k || v != floor(v) ? "%.3g%s%s" : "%.0f%s%s", v, prefix[k], suffix);
+	snprintf(buf, 32, k || v != floor(v) ? "%.4g%s%s" : "%.0f%s%s", v, prefix[k], suffix);
 	return buf;
 }
 
@@ -254,11 +254,11 @@ void html_bars(FILE *out, const char *ylabel, enum html_unit yu, const char *con
 				     "stroke=\"#000\" fill=\"none\"/>\n",
 				m, ylo, yhi, m - 6, ylo, m - 6, yhi);
 		}
-		if (slot >= 44 || i % 2 == 0)
+		if (slot >= 60 || i % 2 == 0)
 			fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>",
 				x + bw / 2, y - 4 > c.py0 + 8 ? y - 4 : c.py0 + 8, html_fmt(b, v[i], yu));
 		/* every other label when they would run into each other */
-		if (slot >= 44 || i % 2 == 0) {
+		if (slot >= 60 || i % 2 == 0) {
 			fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", x + bw / 2,
 				c.py1 + 15);
 			html_text(out, labels[i]);

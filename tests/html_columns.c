@@ -25,8 +25,9 @@ static void spikes(void)
 			v = 5000000; /* the spike: one sample */
 		if (x == 123457)
 			v = -3;      /* the dip */
-		columns_level(&c, x, 0, v);
-		columns_add(&c, x, 1, x % 3);
+		size_t col = columns_at(&c, x);
+		columns_level(&c, col, 0, v);
+		columns_add(&c, col, 1, x % 3);
 		sum += x % 3;
 	}
 	CHECK(c.used <= c.ncols && c.used > c.ncols / 2, "used %zu of %zu columns", c.used, c.ncols);
@@ -56,9 +57,9 @@ static void carry(void)
 {
 	struct columns c;
 	CHECK(columns_init(&c, 10, 1) == 0, "init");
-	columns_level(&c, 1, 0, 5);
-	columns_level(&c, 2, 0, 8);
-	columns_level(&c, 7, 0, 2);
+	columns_level(&c, columns_at(&c, 1), 0, 5);
+	columns_level(&c, columns_at(&c, 2), 0, 8);
+	columns_level(&c, columns_at(&c, 7), 0, 2);
 	columns_carry(&c, 0);
 	CHECK(c.used == 8, "used %zu", c.used);
 	CHECK(columns_cell(&c, 0, 0)->min == 0 && columns_cell(&c, 0, 0)->max == 0, "before any");

@@ -1,8 +1,9 @@
 /*
- * report_html.c - one trace's part of mtrace-report --html: live heap and
- * blocks over time per thread with the peak and the allocator's events,
- * the allocation rate, the size and lifetime histograms, flame graphs of
- * allocated and leaked bytes, and the leak and peak tables.
+ * report_html.c - one trace's part of mtrace-report --html: live heap over
+ * time per thread with the peak and the allocator's events, flame graphs
+ * of allocated and leaked bytes (first: what a reader asks first), live
+ * blocks, the allocation rate, the size and lifetime histograms, and the
+ * leak and peak tables.
  *
  * Every chart is drawn from bounded data: the timeline's columns, the
  * 65-bucket histograms, and flame graphs whose frames under FLAME_MIN of
@@ -445,6 +446,14 @@ void report_html(FILE *out, const struct mt_trace *t, struct analysis *a, struct
 	fputs("<p class=\"note\">Areas: each thread's live bytes at the end of each column; black "
 	      "strokes: the total's lowest to highest within the column.</p>\n",
 	      out);
+	if (mt_trace_has_stacks(t)) {
+		fputs("<h2>Allocated bytes by call stack</h2>\n", out);
+		snprintf(id, sizeof id, "t%u-alloc", traces);
+		flame_graph(out, a, s, alloc_weight, id);
+		fputs("<h2>Leaked bytes by call stack</h2>\n", out);
+		snprintf(id, sizeof id, "t%u-leak", traces);
+		flame_graph(out, a, s, leak_weight, id);
+	}
 	fputs("<h2>Live blocks by thread</h2>\n", out);
 	level_chart(out, t, tl, TL_BLOCKS, TL_GROUP_BLOCKS(tl->ngroups), HU_COUNT, "live blocks",
 		    a->peak_ts, (double)a->peak_count);
@@ -455,14 +464,6 @@ void report_html(FILE *out, const struct mt_trace *t, struct analysis *a, struct
 	histogram(out, a->size_hist, HU_BYTES, "allocations by size (log scale)");
 	fputs("<h2>Lifetimes of freed blocks</h2>\n", out);
 	histogram(out, a->lifetime_hist, HU_NS, "freed blocks by lifetime (log scale)");
-	if (mt_trace_has_stacks(t)) {
-		fputs("<h2>Allocated bytes by call stack</h2>\n", out);
-		snprintf(id, sizeof id, "t%u-alloc", traces);
-		flame_graph(out, a, s, alloc_weight, id);
-		fputs("<h2>Leaked bytes by call stack</h2>\n", out);
-		snprintf(id, sizeof id, "t%u-leak", traces);
-		flame_graph(out, a, s, leak_weight, id);
-	}
 	fputs("<h2>Leaks (blocks never freed)</h2>\n", out);
 	site_table(out, a, s, SEC_LEAKS, o);
 	fputs("<h2>Peak (blocks live at the highest live heap)</h2>\n", out);

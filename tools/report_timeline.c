@@ -71,42 +71,41 @@ static uint64_t x_of(const struct timeline *tl, uint64_t ts)
 	return ts > tl->start_ts ? ts - tl->start_ts : 0;
 }
 
-/* The levels after a change of thread's group. */
-static void levels(struct timeline *tl, uint64_t x, size_t thread)
+/* The levels after a change of group g's, in column col. */
+static void levels(struct timeline *tl, size_t col, uint32_t g)
 {
-	uint32_t g = tl->group_of[thread];
-	columns_level(&tl->cols, x, TL_BYTES, tl->bytes);
-	columns_level(&tl->cols, x, TL_BLOCKS, tl->blocks);
-	columns_level(&tl->cols, x, TL_GROUP_BYTES + g, tl->group_bytes[g]);
-	columns_level(&tl->cols, x, TL_GROUP_BLOCKS(tl->ngroups) + g, tl->group_blocks[g]);
+	columns_level(&tl->cols, col, TL_BYTES, tl->bytes);
+	columns_level(&tl->cols, col, TL_BLOCKS, tl->blocks);
+	columns_level(&tl->cols, col, TL_GROUP_BYTES + g, tl->group_bytes[g]);
+	columns_level(&tl->cols, col, TL_GROUP_BLOCKS(tl->ngroups) + g, tl->group_blocks[g]);
 }
 
 void timeline_alloc(struct timeline *tl, uint64_t ts, size_t thread, uint64_t size)
 {
-	uint64_t x = x_of(tl, ts);
+	size_t col = columns_at(&tl->cols, x_of(tl, ts));
 	uint32_t g = tl->group_of[thread];
 	tl->bytes += (int64_t)size;
 	tl->blocks++;
 	tl->group_bytes[g] += (int64_t)size;
 	tl->group_blocks[g]++;
-	columns_add(&tl->cols, x, TL_CALLS, 1);
-	columns_add(&tl->cols, x, TL_ALLOC_BYTES, size);
-	levels(tl, x, thread);
+	columns_add(&tl->cols, col, TL_CALLS, 1);
+	columns_add(&tl->cols, col, TL_ALLOC_BYTES, size);
+	levels(tl, col, g);
 }
 
 void timeline_free(struct timeline *tl, uint64_t ts, size_t thread, uint64_t size)
 {
-	uint64_t x = x_of(tl, ts);
+	size_t col = columns_at(&tl->cols, x_of(tl, ts));
 	uint32_t g = tl->group_of[thread];
 	tl->bytes -= (int64_t)size;
 	tl->blocks--;
 	tl->group_bytes[g] -= (int64_t)size;
 	tl->group_blocks[g]--;
-	levels(tl, x, thread);
+	levels(tl, col, g);
 }
 
 void timeline_event(struct timeline *tl, uint64_t ts, unsigned event)
 {
 	if (event < TL_EVENTS)
-		columns_add(&tl->cols, x_of(tl, ts), TL_EVENT + event, 1);
+		columns_add(&tl->cols, columns_at(&tl->cols, x_of(tl, ts)), TL_EVENT + event, 1);
 }

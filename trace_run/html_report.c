@@ -106,8 +106,9 @@ static int read_samples(const struct rt_html_column *cols, int ncols, struct col
 			long long ideal;
 			if (sscanf(line, "%llu,%llu,%llu,%lld,%llu", &ms, &rss, &size, &ideal, &calls) != 5)
 				continue; /* the heading */
-			columns_level(c, ms, 2 * (size_t)i, (int64_t)rss * 1024);
-			columns_level(c, ms, 2 * (size_t)i + 1, ideal * 1024);
+			size_t col = columns_at(c, ms);
+			columns_level(c, col, 2 * (size_t)i, (int64_t)rss * 1024);
+			columns_level(c, col, 2 * (size_t)i + 1, ideal * 1024);
 		}
 		fclose(f);
 	}
