@@ -404,9 +404,11 @@ int rt_compare(const struct rt_cli *cli)
 			return bad;
 		}
 	}
-	char tmp[] = "/tmp/trace_run-html-XXXXXX";
+	char tmp[PATH_MAX];
+	const char *tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	snprintf(tmp, sizeof tmp, "%s/trace_run-html-XXXXXX", tmpdir);
 	if (cli->html && !mkdtemp(tmp)) {
-		fprintf(stderr, "%s: --html: cannot make a directory in /tmp: %s\n", prog,
+		fprintf(stderr, "%s: --html: cannot make a directory in %s: %s\n", prog, tmpdir,
 			strerror(errno));
 		return 1;
 	}
