@@ -75,7 +75,9 @@ static const char *scaled(char buf[32], double v, double base, const char *const
 		v /= base;
 		k++;
 	}
-	snprintf(buf, 32, k || v != floor(v) ? "%.4g%s%s" : "%.0f%s%s", v, prefix[k], suffix);
+	/* three digits, but whole from 1000 (1000..1023 of a binary unit) */
+	snprintf(buf, 32, (k || v != floor(v)) && a < 1000 ? "%.3g%s%s" : "%.0f%s%s", v, prefix[k],
+		 suffix);
 	return buf;
 }
 
@@ -113,15 +115,15 @@ const char *html_colour(size_t i)
 	return palette[i % (sizeof palette / sizeof palette[0])];
 }
 
-/* A round step near span/6, in the unit's own steps (bytes in powers of 1024). */
+/* A round step near span/6: 1, 2 or 5 times a power of ten, or for bytes
+ * a power of two, so that every label reads whole in KiB, MiB, GiB. */
 static double tick_step(double span, enum html_unit u)
 {
-	double base = 1;
+	double raw = span / 6;
 	if (u == HU_BYTES || u == HU_BYTES_PER_SECOND)
-		while (span / base >= 1024 * 6)
-			base *= 1024;
-	double raw = span / base / 6, mag = pow(10, floor(log10(raw))), norm = raw / mag;
-	return (norm < 1.5 ? 1 : norm < 3.5 ? 2 : norm < 7.5 ? 5 : 10) * mag * base;
+		return raw < 1 ? 1 : pow(2, ceil(log2(raw)));
+	double mag = pow(10, floor(log10(raw))), norm = raw / mag;
+	return (norm < 1.5 ? 1 : norm < 3.5 ? 2 : norm < 7.5 ? 5 : 10) * mag;
 }
 
 double chart_x(const struct chart *c, double x)
