@@ -35,6 +35,7 @@ static const char style[] =
 	"h1{font-size:20px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ccc}\n"
 	"svg{display:inline-block;vertical-align:top;margin:6px 10px 6px 0}svg text{font-size:11px;fill:#333}\n"
 	".grid{stroke:#e4e4e4}.axis{stroke:#888}.peak{stroke:#c00;stroke-dasharray:4 3}\n"
+	"svg text.pk{fill:#c00;paint-order:stroke;stroke:#fff;stroke-width:3px}\n"
 	"table{border-collapse:collapse;font-size:12px;margin:6px 0}\n"
 	"td,th{border:1px solid #ddd;padding:3px 6px;vertical-align:top;text-align:left}\n"
 	"td.n{text-align:right;white-space:nowrap}.fr{font-family:monospace;font-size:11px}\n"

@@ -113,14 +113,16 @@ static void level_chart(FILE *out, const struct mt_trace *t, struct timeline *tl
 	}
 	fputs("\"/>\n", out);
 	if (peak_v > 0) {
+		/* the live heap's peak; on the blocks chart, the blocks live then */
 		char b[32], s[32];
 		double x = chart_x(&c, seconds(t, peak_ts - tl->start_ts));
 		fprintf(out, "<line class=\"peak\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
-			     "<text x=\"%.1f\" y=\"%.1f\" fill=\"#c00\" text-anchor=\"%s\">peak %s at "
-			     "%s</text>\n",
+			     "<text class=\"pk\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">",
 			x, x, c.py0, c.py1, x + (x > c.px1 - 200 ? -4 : 4), c.py0 + 42,
-			x > c.px1 - 200 ? "end" : "start", html_fmt(b, peak_v, u),
-			html_fmt(s, seconds(t, peak_ts - tl->start_ts), HU_SECONDS));
+			x > c.px1 - 200 ? "end" : "start");
+		fprintf(out, u == HU_BYTES ? "heap peak %s at %s" : "%s live at the heap peak, %s",
+			html_fmt(b, peak_v, u), html_fmt(s, seconds(t, peak_ts - tl->start_ts), HU_SECONDS));
+		fputs("</text>\n", out);
 	}
 	event_marks(&c, tl, colw);
 	char names[TL_GROUPS + 1][32];
