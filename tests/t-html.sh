@@ -38,6 +38,10 @@ marks = re.findall(r'peak ([0-9.]+) (B|KiB|MiB) at', html)
 scale = {"B": 1, "KiB": 1024, "MiB": 1 << 20}
 assert marks and abs(float(marks[0][0]) * scale[marks[0][1]] - peak) <= peak * 0.01, (marks, peak)
 PY
+# Several traces: one section each on the one page, flame graphs apart.
+mtrace-report --html=two.html prog.mtr prog.mtr 2>two.err || fail "two traces: $(cat two.err)"
+expect_eq "sections for two traces" 2 "$(grep -c '^<h2>pid ' two.html)"
+expect_eq "distinct flame graph ids" 4 "$(grep -o 'data-info="t[0-9]*-[a-z]*-info"' two.html | sort -u | wc -l)"
 expect_fail_with "^mtrace-report: --html needs a file name" mtrace-report --html= prog.mtr
 expect_fail_with "^mtrace-report: cannot create /nonexistent/r.html: " \
 	mtrace-report --html=/nonexistent/r.html prog.mtr
@@ -64,7 +68,10 @@ expect_fail_with "^trace_run: --html needs a file name and goes without --timeli
 	trace_run --html=x.html --timeline=x.csv prog.wl
 
 # In a real browser.  Half scale keeps the PNG check quick; the charts'
-# fills are flat colours, so they survive it.
+# fills are flat colours, so they survive it.  The page shows first a
+# synthetic trace (4 threads, records evenly spread in time, so its live
+# heap fills the chart whatever the load) and then the program's, whose
+# flame graphs sit at a fixed place below.
 command -v chromium >/dev/null ||
 	skip "no chromium (Debian package chromium; scripts/deps.sh test installs it) to render the pages"
 shot() { # shot PAGE PNG HEIGHT
@@ -75,17 +82,19 @@ shot() { # shot PAGE PNG HEIGHT
 }
 # get FIELD LINE: one figure of png_check.py's line.
 get() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
-shot report.html report.png 4000
+"$top_builddir/tests/fmt_synth" bulk synth.mtr 4 20000 65536
+mtrace-report --html=both.html synth.mtr prog.mtr 2>both.err || fail "two traces: $(cat both.err)"
+shot both.html report.png 4400
 shot compare.html compare.png 2000
 
-# Report: the live heap's area (the first thread's colour at 75% over
-# white) at the top, the flame graphs' warm frames under it (no other
-# chart there is red to yellow), and a page that is not blank.
-top=$(python3 "$top_srcdir/tests/png_check.py" report.png 0 250 '#7a9bbd')
-[ "$(get '#7a9bbd' "$top")" -gt 300 ] || fail "report.png: no live heap area at the top ($top)"
-[ "$(get distinct "$top")" -gt 150 ] || fail "report.png: too few colours to be charts ($top)"
-mid=$(python3 "$top_srcdir/tests/png_check.py" report.png 250 700)
-[ "$(get warm "$mid")" -gt 10000 ] || fail "report.png: no flame graph frames ($mid)"
+# Report: the synthetic trace's live heap and blocks (the first thread's
+# colour at 75% over white) at the top, the program's allocated bytes
+# flame graph's warm frames further down, and a page that is not blank.
+top=$(python3 "$top_srcdir/tests/png_check.py" report.png 0 600 '#7a9bbd')
+[ "$(get '#7a9bbd' "$top")" -gt 3000 ] || fail "report.png: no live heap area at the top ($top)"
+[ "$(get distinct "$top")" -gt 500 ] || fail "report.png: too few colours to be charts ($top)"
+flame=$(python3 "$top_srcdir/tests/png_check.py" report.png 1450 1750)
+[ "$(get warm "$flame")" -gt 10000 ] || fail "report.png: no flame graph frames ($flame)"
 
 # Comparison: each allocator's bar colour.
 cmp=$(python3 "$top_srcdir/tests/png_check.py" compare.png 0 1000 '#4e79a7' '#f28e2b')
