@@ -2,3 +2,5 @@
 # local.mk adds its own man pages).  Installed with the README, and shipped
 # in the tarball: tests read PROBES.md to check the built markers.
 dist_doc_DATA += docs/FORMAT.md docs/PROBES.md docs/BENCHMARKS.md docs/FIDELITY.md
+# The README's pictures of mtrace-report --html and trace_run --html.
+dist_doc_DATA += docs/report.png docs/compare.png

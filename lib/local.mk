@@ -31,3 +31,9 @@ lib_libmtformat_la_SOURCES += \
 lib_libmtformat_la_SOURCES += \
 	lib/wl_internal.h lib/wl_writer.c lib/wl_reader.c lib/wl_check.c \
 	lib/vclock.h lib/vclock.c
+
+# The HTML pages of mtrace-report --html and trace_run --html: the page
+# frame, escaping, units and SVG axes they share, and the min/max column
+# reduction that keeps every chart's size independent of the input's.
+noinst_LTLIBRARIES += lib/libmthtml.la
+lib_libmthtml_la_SOURCES = lib/html.h lib/html.c lib/columns.h lib/columns.c

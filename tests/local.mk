@@ -21,3 +21,4 @@ include tests/converter.mk
 include tests/replay.mk
 include tests/diag.mk
 include tests/report.mk
+include tests/html.mk

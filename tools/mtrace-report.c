@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "html.h"
 #include "report.h"
 
 static const char *prog = "mtrace-report";
@@ -37,6 +38,7 @@ static void usage(FILE *out)
 		"      --weight=W      what --folded weighs: bytes (default) or count\n"
 		"      --diff=BASE     the call sites whose allocations, leaks and peak changed\n"
 		"                      most from trace BASE to trace NEW (matched by function)\n"
+		"      --html=FILE     one self-contained HTML page of charts and tables\n"
 		"  -h, --help          show this help and exit\n"
 		"  -V, --version       show the version and exit\n"
 		"\n"
@@ -45,7 +47,9 @@ static void usage(FILE *out)
 		prog, prog);
 }
 
-enum { OPT_LEAKS = 256, OPT_PEAK, OPT_TEMPORARY, OPT_FOLDED, OPT_WEIGHT, OPT_DIFF };
+enum { OPT_LEAKS = 256, OPT_PEAK, OPT_TEMPORARY, OPT_FOLDED, OPT_WEIGHT, OPT_DIFF, OPT_HTML };
+
+static const char *html_path;
 
 static int parse_options(int argc, char **argv, struct report_opts *o)
 {
@@ -58,6 +62,7 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 		{ "folded", no_argument, NULL, OPT_FOLDED },
 		{ "weight", required_argument, NULL, OPT_WEIGHT },
 		{ "diff", required_argument, NULL, OPT_DIFF },
+		{ "html", required_argument, NULL, OPT_HTML },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -74,6 +79,7 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 		case OPT_FOLDED: o->folded = 1; break;
 		case OPT_DIFF: o->diff_base = optarg; break;
 		case 'j': o->json = 1; break;
+		case OPT_HTML: html_path = optarg; break;
 		case 'n':
 			errno = 0;
 			o->top = (size_t)strtoull(optarg, &end, 10);
@@ -102,6 +108,11 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 			return -1;
 		}
 	}
+	if (html_path && (o->json || o->folded || !*html_path)) {
+		fprintf(stderr, "%s: --html needs a file name and goes without --json and --folded\n",
+			prog);
+		return -1;
+	}
 	if (o->json && o->folded) {
 		fprintf(stderr, "%s: --json and --folded exclude each other\n", prog);
 		return -1;
@@ -110,8 +121,8 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 		fprintf(stderr, "%s: no trace given; try '%s --help'\n", prog, prog);
 		return -1;
 	}
-	if (o->diff_base && (optind + 1 != argc || o->folded)) {
-		fprintf(stderr, "%s: --diff takes one NEW trace and no --folded; try '%s --help'\n",
+	if (o->diff_base && (optind + 1 != argc || o->folded || html_path)) {
+		fprintf(stderr, "%s: --diff takes one NEW trace and no --folded or --html; try '%s --help'\n",
 			prog, prog);
 		return -1;
 	}
@@ -120,12 +131,15 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 	return 0;
 }
 
-/* One trace opened, analysed and ready to symbolise; 0, or -1 after
- * printing why not. */
-static int load(const char *path, struct mt_trace **t, struct analysis *a, struct symbols **s)
+/* One trace opened, analysed (with its time series into *tl when the
+ * --html page wants one) and ready to symbolise; 0, or -1 after printing
+ * why not. */
+static int load(const char *path, const struct report_opts *o, struct mt_trace **t,
+		struct analysis *a, struct symbols **s, struct timeline **tl)
 {
 	struct mt_error e;
 	*s = NULL;
+	*tl = NULL;
 	memset(a, 0, sizeof *a);
 	if (!(*t = mt_trace_open(path, &e))) {
 		mt_error_print(prog, &e);
@@ -133,7 +147,10 @@ static int load(const char *path, struct mt_trace **t, struct analysis *a, struc
 	}
 	for (const char *const *w = mt_trace_warnings(*t); *w; w++)
 		fprintf(stderr, "%s: %s\n", prog, *w);
-	int rc = analyse(*t, a, &e);
+	if (o->html)
+		*tl = timeline_open(*t);
+	int rc = o->html && !*tl ? mt_error_set(&e, path, "out of memory")
+				 : analyse_timeline(*t, a, *tl, &e);
 	if (rc == 0 && !(*s = symbols_open(*t)))
 		rc = mt_error_set(&e, path, "out of memory");
 	if (rc)
@@ -141,9 +158,10 @@ static int load(const char *path, struct mt_trace **t, struct analysis *a, struc
 	return rc;
 }
 
-static void unload(struct mt_trace *t, struct analysis *a, struct symbols *s)
+static void unload(struct mt_trace *t, struct analysis *a, struct symbols *s, struct timeline *tl)
 {
 	symbols_close(s);
+	timeline_close(tl);
 	analysis_free(a);
 	mt_trace_close(t);
 }
@@ -153,9 +171,10 @@ static int diff_files(const char *base, const char *new, const struct report_opt
 	struct mt_trace *t[2] = { NULL, NULL };
 	struct analysis a[2];
 	struct symbols *s[2] = { NULL, NULL };
-	int rc = load(base, &t[0], &a[0], &s[0]);
+	struct timeline *tl[2] = { NULL, NULL };
+	int rc = load(base, o, &t[0], &a[0], &s[0], &tl[0]);
 	if (rc == 0)
-		rc = load(new, &t[1], &a[1], &s[1]);
+		rc = load(new, o, &t[1], &a[1], &s[1], &tl[1]);
 	else
 		memset(&a[1], 0, sizeof a[1]);
 	struct analysis *ap[2] = { &a[0], &a[1] };
@@ -164,7 +183,7 @@ static int diff_files(const char *base, const char *new, const struct report_opt
 		rc = -1;
 	}
 	for (int i = 0; i < 2; i++)
-		unload(t[i], &a[i], s[i]);
+		unload(t[i], &a[i], s[i], tl[i]);
 	return rc ? 1 : 0;
 }
 
@@ -173,9 +192,12 @@ static int report_file(const char *path, const struct report_opts *o, int first)
 	struct mt_trace *t;
 	struct analysis a;
 	struct symbols *s;
-	int rc = load(path, &t, &a, &s);
+	struct timeline *tl;
+	int rc = load(path, o, &t, &a, &s, &tl);
 	if (rc == 0) {
-		if (o->json)
+		if (o->html)
+			report_html(o->html, t, &a, s, tl, o);
+		else if (o->json)
 			report_json(stdout, t, &a, s, o);
 		else if (o->folded)
 			report_folded(stdout, &a, s, o);
@@ -186,7 +208,7 @@ static int report_file(const char *path, const struct report_opts *o, int first)
 		}
 		fflush(stdout);
 	}
-	unload(t, &a, s);
+	unload(t, &a, s, tl);
 	return rc ? 1 : 0;
 }
 
@@ -197,9 +219,22 @@ int main(int argc, char **argv)
 		return 2;
 	if (o.diff_base)
 		return diff_files(o.diff_base, argv[optind], &o) | (fflush(stdout) != 0);
+	if (html_path && !(o.html = fopen(html_path, "w"))) {
+		fprintf(stderr, "%s: cannot create %s: %s\n", prog, html_path, strerror(errno));
+		return 1;
+	}
+	if (o.html)
+		html_begin(o.html, "mtrace-report: where the memory went");
 	int status = 0;
 	for (int i = optind; i < argc; i++)
 		status |= report_file(argv[i], &o, i == optind);
+	if (o.html) {
+		html_end(o.html);
+		if (ferror(o.html) | (fclose(o.html) != 0)) {
+			fprintf(stderr, "%s: writing %s: %s\n", prog, html_path, strerror(errno));
+			return 1;
+		}
+	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "%s: writing standard output: %s\n", prog, strerror(errno));
 		return 1;

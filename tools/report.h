@@ -41,6 +41,22 @@ struct analysis {
 int analyse(const struct mt_trace *t, struct analysis *a, struct mt_error *e);
 void analysis_free(struct analysis *a);
 
+/* ---- --html's charts (report_timeline.c, report_html.c) ---- */
+
+/* Live heap and blocks per thread, allocation rate and allocator events
+ * over time, reduced to a fixed number of columns as the first walk goes:
+ * memory independent of the trace's length. */
+struct timeline;
+struct timeline *timeline_open(const struct mt_trace *t);
+void timeline_close(struct timeline *tl);
+void timeline_alloc(struct timeline *tl, uint64_t ts, size_t thread, uint64_t size);
+/* thread: the one that allocated the block, whose live heap it was in. */
+void timeline_free(struct timeline *tl, uint64_t ts, size_t thread, uint64_t size);
+void timeline_event(struct timeline *tl, uint64_t ts, unsigned event);
+/* analyse, feeding tl (when not NULL) with every change of the first walk. */
+int analyse_timeline(const struct mt_trace *t, struct analysis *a, struct timeline *tl,
+		     struct mt_error *e);
+
 /* log2 bucket of v: 0 for 0, else 1 + floor(log2 v). */
 static inline unsigned hist_bucket(uint64_t v)
 {
@@ -79,6 +95,7 @@ struct report_opts {
 	int json, folded;
 	int weight_count;      /* --folded weighs by calls, not bytes */
 	const char *diff_base; /* --diff=BASE */
+	FILE *html;            /* --html's page, or NULL */
 };
 
 void report_text(FILE *out, const struct mt_trace *t, struct analysis *a, struct symbols *s,
@@ -90,5 +107,11 @@ void report_folded(FILE *out, struct analysis *a, struct symbols *s, const struc
  * and peak changed most; 0, or -1 when out of memory. */
 int report_diff(FILE *out, const struct mt_trace *t[2], struct analysis *a[2], struct symbols *s[2],
 		const struct report_opts *o);
+/* The sites with a share of a section (SEC_LEAKS, SEC_PEAK...) ranked by
+ * bytes as the text shows them, best first; *n of them; free() it. */
+const struct site **report_ranked(const struct analysis *a, unsigned section, size_t *n);
+/* One trace's section of the --html page: charts, flame graphs, tables. */
+void report_html(FILE *out, const struct mt_trace *t, struct analysis *a, struct symbols *s,
+		 struct timeline *tl, const struct report_opts *o);
 
 #endif

@@ -38,6 +38,7 @@ struct walk {
 	size_t sites_cap;
 	uint64_t *last_alloc; /* per thread: its latest block, for temporaries */
 	uint64_t live_bytes;
+	struct timeline *tl;  /* --html's charts, fed by the first walk; or NULL */
 	int counting;         /* first walk: count; second: only track the live set */
 };
 
@@ -81,6 +82,8 @@ static void release(struct walk *w, uint64_t ptr, size_t thread, uint64_t ts)
 		return;
 	}
 	w->live_bytes -= b->size;
+	if (w->counting && w->tl)
+		timeline_free(w->tl, ts, b->thread, b->size);
 	if (w->counting) {
 		struct analysis *a = w->a;
 		a->frees++;
@@ -99,8 +102,11 @@ static void release(struct walk *w, uint64_t ptr, size_t thread, uint64_t ts)
 static int step(struct walk *w, const struct mt_rec *r, size_t thread, uint64_t n)
 {
 	struct analysis *a = w->a;
-	if (r->call == MT_CALL_EVENT)
+	if (r->call == MT_CALL_EVENT) {
+		if (w->counting && w->tl)
+			timeline_event(w->tl, r->ts, r->event);
 		return 0;
+	}
 	int frees_in = mt_call_has_in(r->call) && !(r->flags & MT_RF_NULL_IN);
 	/* realloc that fails keeps the old block; realloc(p, 0) returning NULL freed it. */
 	if (frees_in && (mt_call_allocates(r->call) ? !(r->flags & MT_RF_NULL_OUT) || !r->size : 1))
@@ -115,14 +121,19 @@ static int step(struct walk *w, const struct mt_rec *r, size_t thread, uint64_t 
 	struct block *b = u64map_add(&w->live, r->ptr_out, &added);
 	if (!b)
 		return -1;
-	if (!added) /* a block the trace never saw freed */
+	if (!added) { /* a block the trace never saw freed */
 		w->live_bytes -= b->size;
+		if (w->counting && w->tl)
+			timeline_free(w->tl, r->ts, b->thread, b->size);
+	}
 	*b = (struct block){ .ptr = r->ptr_out, .size = size, .ts = r->ts, .site = site,
 			     .thread = (uint32_t)thread };
 	w->live_bytes += size;
 	w->last_alloc[thread] = r->ptr_out;
 	if (!w->counting)
 		return 0;
+	if (w->tl)
+		timeline_alloc(w->tl, r->ts, thread, size);
 	a->allocs++;
 	a->bytes += size;
 	a->sites[site].allocs++;
@@ -170,8 +181,14 @@ static void reset_live(struct walk *w)
 
 int analyse(const struct mt_trace *t, struct analysis *a, struct mt_error *e)
 {
+	return analyse_timeline(t, a, NULL, e);
+}
+
+int analyse_timeline(const struct mt_trace *t, struct analysis *a, struct timeline *tl,
+		     struct mt_error *e)
+{
 	memset(a, 0, sizeof *a);
-	struct walk w = { .t = t, .a = a, .counting = 1 };
+	struct walk w = { .t = t, .a = a, .tl = tl, .counting = 1 };
 	u64map_init(&w.live, sizeof(struct block));
 	u64map_init(&w.index, sizeof(struct site_key));
 	w.last_alloc = calloc(mt_trace_threads(t) + 1, sizeof *w.last_alloc);

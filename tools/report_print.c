@@ -73,6 +73,15 @@ static const struct site **ranked(const struct analysis *a, const struct ranking
 	return v;
 }
 
+const struct site **report_ranked(const struct analysis *a, unsigned section, size_t *n)
+{
+	for (size_t i = 1; i < NRANKINGS; i++)
+		if (rankings[i].section == section)
+			return ranked(a, &rankings[i], n);
+	*n = 0;
+	return NULL;
+}
+
 static size_t shown(size_t n, const struct report_opts *o)
 {
 	return o->top && o->top < n ? o->top : n;

@@ -28,19 +28,22 @@
 
 #include "allocator.h"
 #include "compare.h"
+#include "html_report.h"
 #include "report.h"
 #include "trace.h"
 #include "wl_format.h"
 
-enum { MAX_ALLOCATORS = 8, MAX_ARGS = 64 };
+enum { MAX_ALLOCATORS = RT_MAX_ALLOCATORS, MAX_ARGS = 64 };
 
 static const char *prog = "trace_run";
 
 /* One allocator: its name (NULL: whatever malloc is, no --allocator) and
- * the JSON of each of its runs. */
+ * the JSON of each of its runs, and for --html the --timeline file each
+ * run wrote. */
 struct column {
 	const char *name;
 	char *json[RT_MAX_REPEAT];
+	char *timeline[RT_MAX_REPEAT];
 };
 
 /* Splits list into cols; the names point into buf. */
@@ -65,8 +68,10 @@ static int split(const char *list, char *buf, size_t len, struct column *cols)
 }
 
 /* The child's command line: the same replay, one allocator (alloc_arg, or
- * NULL for whatever malloc is), JSON out. */
-static void child_args(const struct rt_cli *cli, char *alloc_arg, char **av, char store[][96])
+ * NULL for whatever malloc is), JSON out, the samples to timeline_arg
+ * when not NULL. */
+static void child_args(const struct rt_cli *cli, char *alloc_arg, char *timeline_arg, char **av,
+		       char store[][96])
 {
 	static const char *const touch[] = { "none", "page", "all" };
 	const struct rt_opts *o = &cli->run;
@@ -76,6 +81,8 @@ static void child_args(const struct rt_cli *cli, char *alloc_arg, char **av, cha
 	if (alloc_arg)
 		av[n++] = alloc_arg;
 	av[n++] = "--json";
+	if (timeline_arg)
+		av[n++] = timeline_arg;
 	snprintf(av[n++] = store[s++], 96, "--touch=%s", touch[o->touch]);
 	snprintf(av[n++] = store[s++], 96, "--timer=%s", rt_timer_name(o->timer));
 	snprintf(av[n++] = store[s++], 96, "--sample-ms=%u", o->sample_ms);
@@ -119,12 +126,15 @@ static const char *label(const struct column *col)
 }
 
 /* Runs one child; returns 0 with its JSON in *json, or an exit status. */
-static int run_one(const struct rt_cli *cli, const struct column *col, char **json)
+static int run_one(const struct rt_cli *cli, const struct column *col, const char *timeline,
+		   char **json)
 {
 	char *av[MAX_ARGS], store[MAX_ARGS][96], alloc_arg[PATH_MAX + 16];
+	char timeline_arg[PATH_MAX + 16];
 	int fds[2], status;
 	snprintf(alloc_arg, sizeof alloc_arg, "--allocator=%s", label(col));
-	child_args(cli, col->name ? alloc_arg : NULL, av, store);
+	snprintf(timeline_arg, sizeof timeline_arg, "--timeline=%s", timeline ? timeline : "");
+	child_args(cli, col->name ? alloc_arg : NULL, timeline ? timeline_arg : NULL, av, store);
 	fflush(NULL);
 	if (pipe(fds)) {
 		fprintf(stderr, "%s: --compare: pipe: %s\n", prog, strerror(errno));
@@ -156,8 +166,7 @@ static int run_one(const struct rt_cli *cli, const struct column *col, char **js
 	return *json ? 0 : 1;
 }
 
-/* The number after "key": at or after from; 0 when absent. */
-static uint64_t json_u64(const char *from, const char *key)
+uint64_t rt_json_u64(const char *from, const char *key)
 {
 	char pat[64];
 	snprintf(pat, sizeof pat, "\"%s\":", key);
@@ -165,7 +174,7 @@ static uint64_t json_u64(const char *from, const char *key)
 	return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
 }
 
-static const char *json_call(const char *json, unsigned call)
+const char *rt_json_call(const char *json, unsigned call)
 {
 	char pat[64];
 	const char *calls = strstr(json, "\"calls\":{");
@@ -182,17 +191,11 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The median of n runs (of an even count, midway between the middle two),
- * and the lowest and highest; sorts v. */
-struct spread {
-	uint64_t median, min, max;
-};
-
-static struct spread summarise(uint64_t *v, int n)
+struct rt_spread rt_summarise(uint64_t *v, int n)
 {
 	qsort(v, (size_t)n, sizeof *v, cmp_u64);
 	uint64_t lo = v[(n - 1) / 2], hi = v[n / 2];
-	struct spread s = { lo + (hi - lo) / 2, v[0], v[n - 1] };
+	struct rt_spread s = { lo + (hi - lo) / 2, v[0], v[n - 1] };
 	assert(s.min <= s.median && s.median <= s.max);
 	return s;
 }
@@ -211,7 +214,7 @@ static void row_single(const char *name, runs_t *v, int ncols)
 }
 
 /* "1,234 [1,200-1,300]", or the value alone when every run gave it. */
-static void cell(char *out, size_t len, struct spread s)
+static void cell(char *out, size_t len, struct rt_spread s)
 {
 	if (s.min == s.max)
 		snprintf(out, len, "%s", rt_comma(s.median));
@@ -239,10 +242,10 @@ static void row_repeated(struct grid *g, const char *name, runs_t *v, int ncols,
 {
 	assert(g->rows < MAX_ROWS);
 	int r = g->rows++;
-	struct spread first = summarise(v[0], nruns);
+	struct rt_spread first = rt_summarise(v[0], nruns);
 	snprintf(g->row[r].name, sizeof g->row[r].name, "%s", name);
 	for (int i = 0; i < ncols; i++) {
-		struct spread s = i ? summarise(v[i], nruns) : first;
+		struct rt_spread s = i ? rt_summarise(v[i], nruns) : first;
 		int overlap = s.min <= first.max && first.min <= s.max;
 		cell(g->row[r].cell[i], sizeof g->row[r].cell[i], s);
 		snprintf(g->row[r].ratio[i], sizeof g->row[r].ratio[i], "-");
@@ -266,7 +269,7 @@ static void top_row(struct grid *g, const char *name, const char *key, struct co
 	runs_t v[MAX_ALLOCATORS];
 	for (int i = 0; i < ncols; i++)
 		for (int k = 0; k < nruns; k++)
-			v[i][k] = json_u64(cols[i].json[k], key);
+			v[i][k] = rt_json_u64(cols[i].json[k], key);
 	row(g, name, v, ncols, nruns);
 }
 
@@ -275,7 +278,7 @@ static void call_rows(struct grid *g, struct column *cols, int ncols, int nruns)
 {
 	static const char *const keys[] = { "avg", "p99" };
 	for (unsigned c = 1; c < MT_CALL_COUNT; c++) {
-		if (!mt_op_is_call(c) || !json_call(cols[0].json[0], c))
+		if (!mt_op_is_call(c) || !rt_json_call(cols[0].json[0], c))
 			continue;
 		for (int k = 0; k < 2; k++) {
 			char name[64];
@@ -283,7 +286,7 @@ static void call_rows(struct grid *g, struct column *cols, int ncols, int nruns)
 			snprintf(name, sizeof name, "%s %s", keys[k], mt_call_name(c));
 			for (int i = 0; i < ncols; i++)
 				for (int r = 0; r < nruns; r++)
-					v[i][r] = json_u64(json_call(cols[i].json[r], c), keys[k]);
+					v[i][r] = rt_json_u64(rt_json_call(cols[i].json[r], c), keys[k]);
 			row(g, name, v, ncols, nruns);
 		}
 	}
@@ -370,6 +373,14 @@ static int progress(int run, int nruns, const struct column *col, uint64_t start
 	return 1;
 }
 
+static int html(const struct rt_cli *cli, struct column *cols, int ncols, int nruns)
+{
+	struct rt_html_column h[MAX_ALLOCATORS];
+	for (int i = 0; i < ncols; i++)
+		h[i] = (struct rt_html_column){ label(&cols[i]), cols[i].json, cols[i].timeline };
+	return rt_html_write(cli, h, ncols, nruns);
+}
+
 int rt_compare(const struct rt_cli *cli)
 {
 	struct column cols[MAX_ALLOCATORS] = { 0 };
@@ -393,12 +404,22 @@ int rt_compare(const struct rt_cli *cli)
 			return bad;
 		}
 	}
+	char tmp[PATH_MAX];
+	const char *tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	snprintf(tmp, sizeof tmp, "%s/trace_run-html-XXXXXX", tmpdir);
+	if (cli->html && !mkdtemp(tmp)) {
+		fprintf(stderr, "%s: --html: cannot make a directory in %s: %s\n", prog, tmpdir,
+			strerror(errno));
+		return 1;
+	}
 	const uint64_t start_ns = rt_clock_ns();
 	int shown = 0;
 	for (int k = 0; k < nruns && !status; k++)
 		for (int i = 0; i < n && !status; i++) {
 			shown |= progress(k, nruns, &cols[i], start_ns);
-			status = run_one(cli, &cols[i], &cols[i].json[k]);
+			if (cli->html && asprintf(&cols[i].timeline[k], "%s/%d-%d.csv", tmp, i, k) < 0)
+				cols[i].timeline[k] = NULL;
+			status = run_one(cli, &cols[i], cols[i].timeline[k], &cols[i].json[k]);
 		}
 	if (shown)
 		fprintf(stderr, "\r\033[K");
@@ -408,6 +429,16 @@ int rt_compare(const struct rt_cli *cli)
 		else
 			table(cols, n, nruns);
 	}
+	if (!status && cli->html)
+		status = html(cli, cols, n, nruns);
+	for (int i = 0; cli->html && i < n; i++)
+		for (int k = 0; k < nruns; k++)
+			if (cols[i].timeline[k]) {
+				unlink(cols[i].timeline[k]);
+				free(cols[i].timeline[k]);
+			}
+	if (cli->html)
+		rmdir(tmp);
 	for (int i = 0; i < n; i++)
 		for (int k = 0; k < nruns; k++)
 			free(cols[i].json[k]);

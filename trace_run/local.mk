@@ -14,6 +14,7 @@ trace_run_trace_run_SOURCES = \
 	trace_run/monitor.c trace_run/rss.c trace_run/stream.c \
 	trace_run/timer.h trace_run/timer.c \
 	trace_run/hist.h trace_run/hist.c \
-	trace_run/report.h trace_run/report.c
-trace_run_trace_run_LDADD = lib/libmtformat.la -lm
+	trace_run/report.h trace_run/report.c \
+	trace_run/html_report.h trace_run/html_report.c
+trace_run_trace_run_LDADD = lib/libmtformat.la lib/libmthtml.la -lm
 dist_man1_MANS += docs/trace_run.1

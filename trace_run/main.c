@@ -123,7 +123,7 @@ int main(int argc, char **argv)
 	const char *why;
 	if (rt_timer_check(cli.run.timer, &why))
 		return say(why, 1);
-	if (cli.compare || cli.repeat > 1)
+	if (cli.compare || cli.repeat > 1 || cli.html)
 		return flushed(rt_compare(&cli));
 	int status = choose_process(&cli, argv);
 	if (status >= 0)

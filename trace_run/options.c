@@ -37,6 +37,8 @@ static void usage(FILE *out)
 		"  -s, --sample-ms=MS     RSS sampling interval (default 10)\n"
 		"  -l, --timeline=FILE    write the samples as CSV:\n"
 		"                         time_ms,vmrss_kb,vmsize_kb,ideal_kb,calls\n"
+		"      --html=FILE        also write the figures as charts on one self-contained\n"
+		"                         HTML page (with or without --compare)\n"
 		"  -w, --watchdog=SEC     give up after SEC seconds without progress (default 10)\n"
 		"      --timer=SOURCE     auto (default: the first the processor has of rdtscp,\n"
 		"                         rdtsc, cntvct), rdtscp, rdtsc (LFENCE;RDTSC;LFENCE),\n"
@@ -86,7 +88,7 @@ static int parse_timer(const char *s, enum rt_timer_source *t)
 	return 0;
 }
 
-enum { OPT_TIMER = 256 };
+enum { OPT_TIMER = 256, OPT_HTML };
 
 static int one_option(int c, const char *arg, struct rt_cli *cli)
 {
@@ -99,6 +101,7 @@ static int one_option(int c, const char *arg, struct rt_cli *cli)
 	case 'j': cli->json = 1; return 0;
 	case 'p': cli->run.pace = 1; return 0;
 	case 'l': cli->run.timeline = arg; return 0;
+	case OPT_HTML: cli->html = arg; return 0;
 	case 't': return parse_touch(arg, &cli->run.touch);
 	case OPT_TIMER: return parse_timer(arg, &cli->run.timer);
 	case 'o':
@@ -157,6 +160,10 @@ static int check(int argc, char **argv, struct rt_cli *cli)
 		fprintf(stderr, "%s: --timeline: no file name given\n", prog);
 		return -1;
 	}
+	if (cli->html && (!*cli->html || cli->run.timeline)) {
+		fprintf(stderr, "%s: --html needs a file name and goes without --timeline\n", prog);
+		return -1;
+	}
 	if (cli->compare && cli->run.timeline) {
 		fprintf(stderr, "%s: --compare and --timeline cannot go together\n", prog);
 		return -1;
@@ -181,6 +188,7 @@ int rt_parse_options(int argc, char **argv, struct rt_cli *cli)
 		{ "pace", no_argument, NULL, 'p' },
 		{ "sample-ms", required_argument, NULL, 's' },
 		{ "timeline", required_argument, NULL, 'l' },
+		{ "html", required_argument, NULL, OPT_HTML },
 		{ "watchdog", required_argument, NULL, 'w' },
 		{ "window", required_argument, NULL, 'W' },
 		{ "timer", required_argument, NULL, OPT_TIMER },

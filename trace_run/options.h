@@ -19,6 +19,7 @@ struct rt_cli {
 	const char *compare;    /* --compare list, or NULL */
 	unsigned repeat;        /* --repeat: runs of each allocator (3 with --compare, else 1) */
 	int json;
+	const char *html;       /* --html page, or NULL */
 	const char *path;
 };
 
