@@ -340,7 +340,11 @@ static uint64_t first_ts(const struct mt_trace *t, const struct mt_trace_thread 
  */
 static int group_threads(struct mt_trace *t)
 {
-	qsort(t->wins, t->nwins, sizeof *t->wins, by_tid_offset);
+	/* A trace with no window (a program that never allocated, or a damaged
+	 * file) has no array to sort: qsort's pointer must not be NULL even
+	 * for zero elements. */
+	if (t->nwins)
+		qsort(t->wins, t->nwins, sizeof *t->wins, by_tid_offset);
 	t->threads = calloc(t->nwins ? t->nwins : 1, sizeof *t->threads);
 	if (!t->threads)
 		return -1;
