@@ -389,7 +389,11 @@ static void derive_ts_freq(struct mt_trace *t)
 			last = &t->wins[i];
 	if (last && last->base_mono > in->start_mono_ns && last->base_ts > in->start_ts) {
 		long double ticks = (long double)(last->base_ts - in->start_ts);
-		in->ts_freq = (uint64_t)(ticks * 1e9L / (long double)(last->base_mono - in->start_mono_ns));
+		long double freq = ticks * 1e9L / (long double)(last->base_mono - in->start_mono_ns);
+		/* A damaged window header can claim any span: a frequency that
+		 * does not fit is as unknown as a missing one. */
+		if (freq >= 1 && freq < 0x1p64L)
+			in->ts_freq = (uint64_t)freq;
 	}
 	if (!in->ts_freq) {
 		in->ts_freq = 1000000000;
