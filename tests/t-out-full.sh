@@ -1,0 +1,59 @@
+#!/bin/sh
+# t-out-full - every tool, in every mode that writes, fails with status 1
+# and one line on stderr when its standard output or output file cannot be
+# written (/dev/full: ENOSPC; a file-size limit: EFBIG), instead of
+# exiting 0 with the output lost or dying of SIGXFSZ.
+. "$top_srcdir/tests/lib.sh"
+
+# full WHAT CMD...: CMD >/dev/full must exit 1 after one stderr line that
+# says standard output could not be written.
+full() {
+	what=$1
+	shift
+	set +e
+	"$@" >/dev/full 2>err
+	rc=$?
+	set -e
+	[ "$rc" -eq 1 ] || fail "$what >/dev/full: exit status $rc, expected 1 ($(cat err))"
+	expect_eq "$what >/dev/full: lines on stderr" 1 "$(wc -l <err)"
+	grep -Eq ': (writing )?standard output: No space left on device$' err ||
+		fail "$what >/dev/full said '$(cat err)'"
+}
+
+printf '1 100 malloc 24 = 0x1000\n2 150 realloc 0x1000 48 = 0x2000\n1 170 free 0x2000\n' |
+	"$top_builddir/tests/conv_mktrace" t.mtrace
+trace2wl t.wl t.mtrace >/dev/null
+mt="$top_builddir/tools/mtrace-record"
+bt="$top_builddir/stap/mtrace-bt"
+
+for opt in --help --version; do
+	full "trace2wl $opt" trace2wl $opt
+	full "mtrace-dump $opt" mtrace-dump $opt
+	full "trace_run $opt" trace_run $opt
+	full "mtrace-record $opt" env MTRACE_LIBDIR="$top_builddir/sdt/.libs" "$mt" $opt
+done
+full "mtrace-bt --help" "$bt" --help
+
+full "trace2wl (summary)" trace2wl -f out.wl t.mtrace
+full "trace2wl --json" trace2wl -f --json out.wl t.mtrace
+full "trace2wl --dump" trace2wl --dump t.wl
+full "trace2wl --stats" trace2wl --stats t.wl
+full "trace2wl --stats --json" trace2wl --stats --json t.wl
+full "mtrace-dump" mtrace-dump t.mtrace
+full "mtrace-dump --json" mtrace-dump --json t.mtrace
+full "mtrace-dump --stats" mtrace-dump --stats t.mtrace
+full "mtrace-dump --stats --json" mtrace-dump --stats --json t.mtrace
+full "trace_run" trace_run t.wl
+full "trace_run --json" trace_run --json t.wl
+full "trace_run --compare" trace_run --compare=glibc t.wl
+
+# A file-size limit on the workload trace2wl writes: a one-line error
+# naming the file, no signal, and nothing left behind.  The limit is
+# tighter than the workload but leaves the shell's own files alone.
+printf '1 %d malloc 100 = 0x%x\n' $(seq 1 3000 | awk '{ print $1 * 10, $1 * 4096 }') |
+	"$top_builddir/tests/conv_mktrace" big.mtrace
+expect_fail_with "^trace2wl: .*big\.wl.*(File too large|size limit)" \
+	sh -c 'ulimit -f 8; exec trace2wl big.wl big.mtrace'
+[ ! -e big.wl ] || fail "trace2wl left a partial big.wl behind"
+[ -z "$(ls -A | grep 'big\.wl')" ] || fail "trace2wl left temporary files behind: $(ls -A)"
+pass
