@@ -3,14 +3,15 @@
 #
 # Usage: scripts/deps.sh build|test|bench
 #   build: compiler, autotools, <sys/sdt.h>
-#   test:  build + the tools the tests drive (bpftrace, stap, readelf) and the
-#          other allocators the replay tests run against
+#   test:  build + the tools the tests drive (bpftrace, stap, readelf), the
+#          other allocators the replay tests run against, and clang with its
+#          sanitizer and libFuzzer runtimes (scripts/fuzz.sh)
 #   bench: test + heaptrack and ltrace for side-by-side figures
 # Runs apt-get only when something is missing; uses sudo when not root.
 set -eu
 
 build="gcc g++ make autoconf automake libtool pkg-config systemtap-sdt-dev"
-test="$build elfutils binutils systemtap bpftrace python3 libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0"
+test="$build elfutils binutils systemtap bpftrace python3 libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0 clang libclang-rt-dev"
 bench="$test heaptrack ltrace valgrind"
 
 case "${1:-build}" in

@@ -7,7 +7,8 @@
 #   build-fuzz) is where the library and the targets are built.
 # Each target starts from its checked-in seeds (fuzz/seeds/TARGET) and
 # keeps what it learns in FUZZ_BUILD/corpus/TARGET; a crash leaves its input
-# in FUZZ_BUILD/crash-* and fails this script.  The library is built from
+# in FUZZ_BUILD/crash-* and fails this script.  Ends with one line
+# "fuzz: N passed, N failed, 0 skipped", a target being one test.  The library is built from
 # the sources directly (not through configure) so that fuzzing needs no
 # second configured tree beside the developer's own.
 set -eu
@@ -21,6 +22,7 @@ cc=${CLANG:-clang}
 
 if ! command -v "$cc" >/dev/null 2>&1; then
 	echo "fuzz.sh: $cc not found (scripts/deps.sh test installs it)" >&2
+	echo "fuzz: 0 passed, 1 failed, 0 skipped"
 	exit 2
 fi
 
@@ -40,7 +42,7 @@ for src in lib/*.c fuzz/fuzz_file.c; do
 	objs="$objs $o"
 done
 
-status=0
+status=0 passed=0 failed=0
 for t in $targets; do
 	# shellcheck disable=SC2086
 	$cc $cflags -fsanitize=fuzzer "fuzz/fuzz_$t.c" $objs -o "$out/fuzz_$t"
@@ -51,10 +53,12 @@ for t in $targets; do
 		>"$out/fuzz_$t.log" 2>&1; then
 		tail -n 40 "$out/fuzz_$t.log" >&2
 		echo "fuzz.sh: fuzz_$t FAILED (input saved under $out/)" >&2
-		status=1
+		status=1 failed=$((failed + 1))
 	else
+		passed=$((passed + 1))
 		grep -h 'stat::number_of_executed_units' "$out/fuzz_$t.log" |
 			sed "s/^/fuzz_$t: /" >&2
 	fi
 done
+echo "fuzz: $passed passed, $failed failed, 0 skipped"
 exit $status

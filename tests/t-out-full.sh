@@ -5,6 +5,7 @@
 # that cannot be written: t-conv-bad (trace2wl), t-run-options (trace_run
 # --timeline).
 . "$top_srcdir/tests/lib.sh"
+[ -c /dev/full ] || skip "/dev/full is not the full device (character 1,7) here"
 
 # full WHAT CMD...: CMD >/dev/full must exit 1 after one stderr line that
 # says standard output could not be written.
