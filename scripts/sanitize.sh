@@ -9,7 +9,8 @@
 #   ubsan  everything with UBSan in trap mode (no runtime to preload): the
 #          tests that put the recorder into processes (LD_PRELOAD, linked)
 #   tsan   trace_run with TSan replaying the multi-threaded workloads: the
-#          replay tests through MT_TEST_PATH, and a recorded run_mt
+#          replay tests through MT_TEST_PATH, a recorded run_mt, and
+#          synthetic ones (tsan_workloads)
 # Builds live in build-san/ (configured from `make distdir`, so the trees
 # are what ships).  Prints "PASS: ..." or "FAIL: ..." per test and ends
 # with "sanitize: N passed, N failed, N skipped"; exits 1 on any failure.
@@ -88,27 +89,42 @@ check_in() {
 		tail -n 20 "$san/$d/build.err"
 }
 
-# tsan_run_mt: a recorded multi-threaded program (run_mt: 4 producers hand
-# blocks to 4 consumers) replayed by the TSan trace_run as recorded and
-# with threads held only by the sync points; one test each.
-tsan_run_mt() {
-	d=$san/tsan/run_mt
+# tsan_replay NAME WORKLOAD OPTION...: one test: the TSan trace_run
+# replays WORKLOAD with OPTIONs, without a report or a failure.
+tsan_replay() {
+	name=$1 wl=$2
+	shift 2
+	if "$san/tsan/trace_run/trace_run" "$@" "$wl" >"$wl.out" 2>&1; then
+		echo "PASS: tsan $name"
+		passed=$((passed + 1))
+	else
+		echo "FAIL: tsan $name"
+		cat "$wl.out"
+		failed=$((failed + 1))
+	fi
+}
+
+# tsan_workloads: a recorded multi-threaded program (run_mt: 4 producers
+# hand blocks to 4 consumers) replayed as recorded and with the threads
+# held only by the sync points; 500 threads starting at once; a timed
+# producer and consumer replayed at the recorded pace.
+tsan_workloads() {
+	d=$san/tsan/workloads
 	rm -rf "$d"
 	mkdir -p "$d"
 	u=$san/ubsan
-	MTRACE_CTL_FILE="$d/mt" MTRACE_CTL_QUIET=1 LD_PRELOAD="$u/sdt/.libs/libmtracectl.so" \
-		"$u/tests/run_mt" >/dev/null && "$u/converter/trace2wl" "$d/mt.wl" "$d"/mt.* >/dev/null ||
-		{ echo "FAIL: tsan run_mt: recording or converting it failed"; failed=$((failed + 1)); return; }
-	for opts in --window=1000 --window=0; do
-		if "$san/tsan/trace_run/trace_run" $opts "$d/mt.wl" >"$d/out" 2>&1; then
-			echo "PASS: tsan trace_run $opts run_mt.wl"
-			passed=$((passed + 1))
-		else
-			echo "FAIL: tsan trace_run $opts run_mt.wl"
-			cat "$d/out"
-			failed=$((failed + 1))
-		fi
-	done
+	if MTRACE_CTL_FILE="$d/mt" MTRACE_CTL_QUIET=1 LD_PRELOAD="$u/sdt/.libs/libmtracectl.so" \
+		"$u/tests/run_mt" >/dev/null && "$u/converter/trace2wl" "$d/mt.wl" "$d"/mt.* >/dev/null &&
+		"$u/tests/run_synth" busy "$d/busy.wl" 500 >/dev/null &&
+		"$u/tests/run_synth" prodcons "$d/prodcons.wl" 200 >/dev/null; then
+		tsan_replay "run_mt" "$d/mt.wl"
+		tsan_replay "run_mt --window=0" "$d/mt.wl" --window=0
+		tsan_replay "500 busy threads" "$d/busy.wl"
+		tsan_replay "prodcons --pace" "$d/prodcons.wl" --pace
+	else
+		echo "FAIL: tsan workloads: recording run_mt or writing the workloads failed"
+		failed=$((failed + 1))
+	fi
 }
 
 rm -rf "$san/src"
@@ -148,7 +164,7 @@ for stage in $stages; do
 		# shellcheck disable=SC2086
 		check_in ubsan $tsan_tests MT_TEST_PATH="$san/tsan/trace_run"
 		count "$san/ubsan" "tsan"
-		tsan_run_mt
+		tsan_workloads
 		;;
 	*)
 		echo "sanitize.sh: unknown stage '$stage' (asan, ubsan or tsan)" >&2
