@@ -17,6 +17,7 @@
 
 #include "convert.h"
 #include "input.h"
+#include "tool_output.h"
 #include "wlshow.h"
 
 static const char *prog = "trace2wl";
@@ -70,8 +71,9 @@ static int parse_options(int argc, char **argv, struct opts *o)
 		case 'j': o->json = 1; break;
 		case 's': o->mode = MODE_STATS; break;
 		case 'd': o->mode = MODE_DUMP; break;
-		case 'h': usage(stdout); exit(0);
-		case 'V': printf("%s (%s) %s\n", prog, PACKAGE_NAME, PACKAGE_VERSION); exit(0);
+		case 'h': usage(stdout); exit(mt_stdout_checked(prog, 0));
+		case 'V': printf("%s (%s) %s\n", prog, PACKAGE_NAME, PACKAGE_VERSION);
+			exit(mt_stdout_checked(prog, 0));
 		default:
 			fprintf(stderr, "%s: try '%s --help'\n", prog, prog);
 			exit(2);
@@ -190,13 +192,16 @@ int main(int argc, char **argv)
 	 * which is reported with the file's name, instead of killing us. */
 	signal(SIGXFSZ, SIG_IGN);
 	int i = parse_options(argc, argv, &o);
+	/* A file-size limit makes a write fail with EFBIG, reported with the
+	 * file's name, rather than kill trace2wl half-way. */
+	signal(SIGXFSZ, SIG_IGN);
 	if (o.mode != MODE_CONVERT)
-		return show(&o, argv[i]);
+		return mt_stdout_checked(prog, show(&o, argv[i]));
 	o.conv.output = argv[i];
 	if (strcmp(o.conv.output, "-") == 0) {
 		fprintf(stderr, "%s: -: a workload is written to a file (it is renamed into place)\n",
 			prog);
 		return 2;
 	}
-	return convert_file(&o, argv[i + 1]);
+	return mt_stdout_checked(prog, convert_file(&o, argv[i + 1]));
 }

@@ -25,6 +25,9 @@ lib_libmtformat_la_SOURCES += lib/stack_table.c
 lib_libmtformat_la_SOURCES += \
 	lib/log_import.h lib/log_internal.h lib/log_import.c lib/log_mlog.c lib/log_mtrace.c
 
+# The check every tool makes that its standard output was written.
+lib_libmtformat_la_SOURCES += lib/tool_output.h lib/tool_output.c
+
 # Workloads: the writer trace2wl uses, the reader and full check trace_run uses,
 # and the vector clocks with which trace2wl places sync points and the check
 # proves them.

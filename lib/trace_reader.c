@@ -349,7 +349,11 @@ static uint64_t first_ts(const struct mt_trace *t, const struct mt_trace_thread 
  */
 static int group_threads(struct mt_trace *t)
 {
-	qsort(t->wins, t->nwins, sizeof *t->wins, by_tid_offset);
+	/* A trace with no window (a program that never allocated, or a damaged
+	 * file) has no array to sort: qsort's pointer must not be NULL even
+	 * for zero elements. */
+	if (t->nwins)
+		qsort(t->wins, t->nwins, sizeof *t->wins, by_tid_offset);
 	t->threads = calloc(t->nwins ? t->nwins : 1, sizeof *t->threads);
 	if (!t->threads)
 		return -1;
@@ -394,7 +398,11 @@ static void derive_ts_freq(struct mt_trace *t)
 			last = &t->wins[i];
 	if (last && last->base_mono > in->start_mono_ns && last->base_ts > in->start_ts) {
 		long double ticks = (long double)(last->base_ts - in->start_ts);
-		in->ts_freq = (uint64_t)(ticks * 1e9L / (long double)(last->base_mono - in->start_mono_ns));
+		long double freq = ticks * 1e9L / (long double)(last->base_mono - in->start_mono_ns);
+		/* A damaged window header can claim any span: a frequency that
+		 * does not fit is as unknown as a missing one. */
+		if (freq >= 1 && freq < 0x1p64L)
+			in->ts_freq = (uint64_t)freq;
 	}
 	if (!in->ts_freq) {
 		in->ts_freq = 1000000000;

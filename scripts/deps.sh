@@ -4,15 +4,16 @@
 # Usage: scripts/deps.sh build|test|bench
 #   build: compiler, autotools, <sys/sdt.h>, libunwind (stacks), elfutils' libdw
 #   test:  build + the tools the tests drive (bpftrace, stap, readelf, chromium
-#          for the HTML pages) and the other allocators the replay tests run
-#          against
+#          for the HTML pages), the other allocators the replay tests run
+#          against, and clang with its sanitizer and libFuzzer runtimes
+#          (scripts/fuzz.sh)
 #   bench: test + heaptrack and ltrace for side-by-side figures, /usr/bin/time,
 #          and the programs of the real-program corpus (bench/real.sh)
 # Runs apt-get only when something is missing; uses sudo when not root.
 set -eu
 
 build="gcc g++ make autoconf automake libtool pkg-config systemtap-sdt-dev libunwind-dev libdw-dev libelf-dev"
-test="$build elfutils binutils systemtap bpftrace python3 chromium libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0"
+test="$build elfutils binutils systemtap bpftrace python3 chromium libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0 clang libclang-rt-dev"
 bench="$test heaptrack ltrace valgrind time perl sqlite3 git zstd"
 
 case "${1:-build}" in

@@ -22,6 +22,7 @@ bt_start() {
 	shift
 	BPFTRACE_PERF_RB_PAGES=1024 "$BPFTRACE" -B line "$@" >"$bt_out" 2>bt.stderr &
 	bt_pid=$!
+	t_reap "$bt_pid"
 	n=0
 	until grep -q '^# ' "$bt_out" 2>/dev/null; do
 		kill -0 "$bt_pid" 2>/dev/null ||
@@ -35,7 +36,7 @@ bt_start() {
 # bt_running: bpftrace has not exited (a zombie, not yet waited for, has;
 # so has one that is gone between the two looks at /proc).
 bt_running() {
-	[ -r "/proc/$bt_pid/status" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$bt_pid/status" 2>/dev/null
+	t_alive "$bt_pid"
 }
 
 # bt_cpu: bpftrace's CPU time so far, in clock ticks (user + system).
@@ -86,6 +87,7 @@ gated() {
 	mkfifo gate
 	"$@" <gate &
 	gated_pid=$!
+	t_reap "$gated_pid"
 }
 
 # bt_go: lets the gated program run (opens the fifo; writes nothing, since
@@ -96,9 +98,10 @@ bt_go() {
 
 # bt_watch OUT WHAT ARG...: bpftrace ARG... and the gated program's pid
 # (bt_start, output in OUT) over the whole run of that program, which must
-# succeed ("WHAT failed" otherwise).  bpftrace is left running: its last
-# lines may still be on their way, so the caller waits for them if it
-# needs them (bt_wait_lines) and then calls bt_stop.
+# succeed ("WHAT failed" otherwise, with bpftrace stopped by the exit
+# trap, t_reap).  bpftrace is left running: its last lines may still be on
+# their way, so the caller waits for them if it needs them (bt_wait_lines)
+# and then calls bt_stop.
 bt_watch() {
 	bt_out=$1 bt_what=$2
 	shift 2

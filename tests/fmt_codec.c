@@ -41,7 +41,8 @@ static void test_varints(void)
 	uint8_t buf[MT_VARINT_MAX + MT_VARINT_WIDE];
 	for (size_t i = 0; i < NEDGES; i++) {
 		for (int neg = 0; neg < 2; neg++) {
-			int64_t s = neg ? -(int64_t)edges[i] : (int64_t)edges[i];
+			/* Negated as unsigned: -(int64_t) of 2^63 would overflow. */
+			int64_t s = (int64_t)(neg ? 0 - edges[i] : edges[i]);
 			CHECK(mt_unzigzag(mt_zigzag(s)) == s, "zigzag %lld", (long long)s);
 		}
 		size_t n = mt_varint_put(buf, edges[i]);

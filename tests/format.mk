@@ -15,3 +15,7 @@ tests_fmt_synth_LDADD = lib/libmtformat.la
 
 TESTS += tests/t-fmt-dump.sh tests/t-fmt-damage.sh
 EXTRA_DIST += tests/t-fmt-dump.sh tests/t-fmt-damage.sh
+
+# Every tool fails, in one line, when its output cannot be written.
+TESTS += tests/t-out-full.sh
+EXTRA_DIST += tests/t-out-full.sh

@@ -8,8 +8,41 @@ set -eu
 t_name=$(basename "$0" .sh)
 t_dir=$(mktemp -d "${TMPDIR:-/tmp}/$t_name.XXXXXX")
 t_keep=1
-trap 'if [ "$t_keep" = 0 ]; then rm -rf "$t_dir"; else echo "scratch kept in $t_dir" >&2; fi' EXIT
+t_children=
+trap 't_stop_children; if [ "$t_keep" = 0 ]; then rm -rf "$t_dir"; else echo "scratch kept in $t_dir" >&2; fi' EXIT
 cd "$t_dir"
+
+# t_reap PID: PID, started in the background, is stopped when the test
+# exits if it still runs, on every path (a failure anywhere, a pass), so
+# no test leaves a process behind: a bpftrace left attached slows every
+# later test and may be stuck for minutes when it is finally stopped.
+t_reap() {
+	t_children="$t_children $1"
+}
+
+# t_alive PID: PID exists and has not exited (a zombie not yet waited for
+# has).
+t_alive() {
+	[ -r "/proc/$1/status" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null
+}
+
+# t_stop_children: SIGTERM to each process of t_reap still running (bpftrace
+# detaches its probes on it), SIGKILL after 10 s, then waits for it; gives
+# up waiting after 10 s more rather than hang the suite.
+t_stop_children() {
+	for t_pid in $t_children; do
+		for t_sig in TERM KILL; do
+			t_alive "$t_pid" || break
+			kill -"$t_sig" "$t_pid" 2>/dev/null || true
+			t_n=0
+			while t_alive "$t_pid" && [ "$t_n" -lt 100 ]; do
+				sleep 0.1
+				t_n=$((t_n + 1))
+			done
+		done
+		t_alive "$t_pid" || wait "$t_pid" 2>/dev/null || true
+	done
+}
 
 # fail MESSAGE: the test failed; say why.
 fail() {

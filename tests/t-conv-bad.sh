@@ -96,6 +96,7 @@ for sig in INT PIPE; do
 	# A background job starts with SIGINT ignored: give it back its default.
 	env --default-signal=$sig trace2wl sig.wl big.mtrace >/dev/null 2>&1 &
 	pid=$!
+	t_reap $pid
 	# Its output is open once a file without a name (or a temporary one)
 	# shows among its descriptors.
 	while ! ls -l /proc/$pid/fd 2>/dev/null | grep -q '(deleted)' && ! ls sig.wl.* >/dev/null 2>&1; do

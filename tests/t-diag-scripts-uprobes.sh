@@ -8,6 +8,7 @@ bt_require
 
 "$top_builddir/tests/diag_calls" loop "$t_dir/stop" &
 prog=$!
+t_reap $prog
 n=0
 until [ -e stop.running ]; do
 	n=$((n + 1))

@@ -7,6 +7,7 @@
 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE=$t_dir/tr LD_PRELOAD=$MTRACECTL_LIB \
 	"$top_builddir/tests/rec_loop" loop.log &
 pid=$!
+t_reap $pid
 # Let it cross a few window boundaries (windows grow to 1 MiB).
 n=0
 while [ ! -f loop.log ] || [ "$(wc -l <loop.log)" -lt 300000 ]; do

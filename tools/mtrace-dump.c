@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "dump.h"
+#include "tool_output.h"
 
 static const char *prog = "mtrace-dump";
 
@@ -79,8 +80,9 @@ static int parse_options(int argc, char **argv, struct dump_opts *o)
 				return -1;
 			}
 			break;
-		case 'h': usage(stdout); exit(0);
-		case 'V': printf("%s (%s) %s\n", prog, PACKAGE_NAME, PACKAGE_VERSION); exit(0);
+		case 'h': usage(stdout); exit(mt_stdout_checked(prog, 0));
+		case 'V': printf("%s (%s) %s\n", prog, PACKAGE_NAME, PACKAGE_VERSION);
+			exit(mt_stdout_checked(prog, 0));
 		case ':':
 			fprintf(stderr, "%s: option '%s' needs an argument; try '%s --help'\n", prog,
 				argv[optind - 1], prog);
@@ -140,11 +142,11 @@ static int dump_file(const char *path, const struct dump_opts *o)
 			dump_header(stdout, t);
 		rc = list_records(t, o, &e);
 	}
-	fflush(stdout);
+	int lost = mt_stdout_checked(prog, 0);
 	if (rc)
 		mt_error_print(prog, &e);
 	mt_trace_close(t);
-	return rc ? 1 : 0;
+	return rc || lost ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -158,9 +160,5 @@ int main(int argc, char **argv)
 	int status = 0;
 	for (int i = optind; i < argc; i++)
 		status |= dump_file(argv[i], &o);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "%s: writing standard output: %s\n", prog, strerror(errno));
-		return 1;
-	}
-	return status;
+	return mt_stdout_checked(prog, status);
 }

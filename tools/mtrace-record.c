@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "record_files.h"
+#include "tool_output.h"
 
 static const char *prog = "mtrace-record";
 
@@ -140,8 +141,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'q': o->quiet = 1; break;
 		case 'C': o->no_children = 1; break;
 		case 'S': o->stacks = stack_depth(optarg); break;
-		case 'h': usage(stdout); exit(0);
-		case 'V': printf("%s (%s) %s\n", prog, PACKAGE_NAME, PACKAGE_VERSION); exit(0);
+		case 'h': usage(stdout); exit(mt_stdout_checked(prog, 0));
+		case 'V':
+			printf("%s (%s) %s\n", prog, PACKAGE_NAME, PACKAGE_VERSION);
+			exit(mt_stdout_checked(prog, 0));
 		case ':':
 			fprintf(stderr, "%s: option '%s' needs a file name; try '%s --help'\n", prog,
 				argv[optind - 1], prog);

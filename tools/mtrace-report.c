@@ -19,6 +19,7 @@
 
 #include "html.h"
 #include "report.h"
+#include "tool_output.h"
 
 static const char *prog = "mtrace-report";
 
@@ -96,8 +97,10 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 			}
 			o->weight_count = strcmp(optarg, "count") == 0;
 			break;
-		case 'h': usage(stdout); exit(0);
-		case 'V': printf("%s (%s) %s\n", prog, PACKAGE_NAME, PACKAGE_VERSION); exit(0);
+		case 'h': usage(stdout); exit(mt_stdout_checked(prog, 0));
+		case 'V':
+			printf("%s (%s) %s\n", prog, PACKAGE_NAME, PACKAGE_VERSION);
+			exit(mt_stdout_checked(prog, 0));
 		case ':':
 			fprintf(stderr, "%s: option '%s' needs an argument; try '%s --help'\n", prog,
 				argv[optind - 1], prog);
@@ -235,9 +238,5 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "%s: writing standard output: %s\n", prog, strerror(errno));
-		return 1;
-	}
-	return status;
+	return mt_stdout_checked(prog, status);
 }

@@ -21,6 +21,7 @@
 #include "compare.h"
 #include "options.h"
 #include "report.h"
+#include "tool_output.h"
 #include "workload.h"
 
 static const char *prog = "trace_run";
@@ -99,16 +100,6 @@ static int choose_process(const struct rt_cli *cli, char **argv)
 	return -1;
 }
 
-/* status, or 1 after one line if standard output could not be written. */
-static int flushed(int status)
-{
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "%s: writing standard output: %s\n", prog, strerror(errno));
-		return 1;
-	}
-	return status;
-}
-
 int main(int argc, char **argv)
 {
 	struct rt_cli cli;
@@ -124,7 +115,7 @@ int main(int argc, char **argv)
 	if (rt_timer_check(cli.run.timer, &why))
 		return say(why, 1);
 	if (cli.compare || cli.repeat > 1 || cli.html)
-		return flushed(rt_compare(&cli));
+		return mt_stdout_checked(prog, rt_compare(&cli));
 	int status = choose_process(&cli, argv);
 	if (status >= 0)
 		return status;
@@ -146,5 +137,5 @@ int main(int argc, char **argv)
 			"of %s Kb: the threads ran in another order than recorded (see --window)\n",
 			prog, cli.path, rt_comma((res.ideal_peak + 1023) / 1024), ratio,
 			rt_comma((res.header_ideal_peak + 1023) / 1024));
-	return flushed(0);
+	return mt_stdout_checked(prog, 0);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "options.h"
+#include "tool_output.h"
 
 static const char *prog = "trace_run";
 
@@ -133,8 +134,9 @@ static int one_option(int c, const char *arg, struct rt_cli *cli)
 			return bad("--watchdog", arg, "a number of seconds from 0 (off) to 86400");
 		cli->run.watchdog_s = (unsigned)v;
 		return 0;
-	case 'h': usage(stdout); exit(0);
-	case 'V': printf("%s (%s) %s\n", prog, PACKAGE_NAME, PACKAGE_VERSION); exit(0);
+	case 'h': usage(stdout); exit(mt_stdout_checked(prog, 0));
+	case 'V': printf("%s (%s) %s\n", prog, PACKAGE_NAME, PACKAGE_VERSION);
+			exit(mt_stdout_checked(prog, 0));
 	}
 	return -1;
 }
