@@ -209,10 +209,10 @@ static int report_file(const char *path, const struct report_opts *o, int first)
 				putchar('\n');
 			report_text(stdout, t, &a, s, o);
 		}
-		fflush(stdout);
 	}
 	unload(t, &a, s, tl);
-	return rc ? 1 : 0;
+	/* Each file's report out before the next is read, checked as it goes. */
+	return mt_stdout_checked(prog, rc ? 1 : 0);
 }
 
 int main(int argc, char **argv)
@@ -221,7 +221,7 @@ int main(int argc, char **argv)
 	if (parse_options(argc, argv, &o))
 		return 2;
 	if (o.diff_base)
-		return diff_files(o.diff_base, argv[optind], &o) | (fflush(stdout) != 0);
+		return mt_stdout_checked(prog, diff_files(o.diff_base, argv[optind], &o));
 	if (html_path && !(o.html = fopen(html_path, "w"))) {
 		fprintf(stderr, "%s: cannot create %s: %s\n", prog, html_path, strerror(errno));
 		return 1;
