@@ -6,6 +6,9 @@
  *   MTRACE_RECORD_PID  set by mtrace-record: the process with this pid
  *                      writes exactly MTRACE_CTL_FILE
  *   MTRACE_CTL_QUIET   1 silences the informational messages
+ *   MTRACE_GLIBC_EVENTS 1 puts the derived glibc events (arenas, heaps,
+ *                      sbrk, thresholds) in the trace; unset or 0, the
+ *                      deriver stays off the recording path
  *
  * A bad value gets one line on stderr naming the variable, and a sane
  * default; it never stops the program.
@@ -22,6 +25,7 @@
 struct mt_config {
 	char prefix[MT_PREFIX_MAX];
 	int exact;   /* write exactly prefix, not prefix.PID */
+	int glibc_events;   /* the trace holds the derived glibc events */
 };
 
 /* Reads and checks the environment; sets mt_quiet.  Takes the exact-name
