@@ -20,7 +20,7 @@
  * wish for glibc events, and takes one branch: recording alone does not
  * pay for the deriver (about 116 instructions a call).  Frees, which are
  * recorded at entry, take mt_watched (the deriver or the recorder) and
- * ask mt_deriving again, out of line, in mt_glibc_enter.
+ * ask mt_deriving again, out of line (interpose.c).
  * The derivations themselves live in glibc_events.c and friends, out of
  * line; only the per-call set-up is inline here.
  */
@@ -78,7 +78,7 @@ static inline int mt_watched(void)
  * arenas, heaps or thresholds of this kind). */
 static inline void mt_glibc_enter(struct mt_glibc_probe_state *s)
 {
-	s->active = mt_next_kind == MT_ALLOC_GLIBC && mt_deriving();
+	s->active = mt_next_kind == MT_ALLOC_GLIBC;
 	s->raises = 0;
 	s->arena = 0;
 	if (s->active)

@@ -64,6 +64,17 @@ ALWAYS_INLINE void record_free(unsigned call, void *p, size_t size, size_t align
 	mt_record(&r);
 }
 
+/* A free the deriver does not watch: recorded if the recorder is on, and
+ * then forwarded by the caller.  0 when the deriver watches it. */
+ALWAYS_INLINE int free_recorded_only(unsigned call, void *ptr, size_t size, size_t align)
+{
+	if (mt_deriving())
+		return 0;
+	if (mt_recording())
+		record_free(call, ptr, size, align);
+	return 1;
+}
+
 ALWAYS_INLINE void free_enter(struct mt_glibc_probe_state *gs, unsigned call, void *ptr,
 			      size_t size, size_t align)
 {
@@ -131,6 +142,10 @@ PAIR_CALL(aligned_alloc, MT_CALL_ALIGNED_ALLOC, align)
 
 WATCHED void free_watched(void *ptr)
 {
+	if (free_recorded_only(MT_CALL_FREE, ptr, 0, 0)) {
+		mt_next.free(ptr);
+		return;
+	}
 	struct mt_glibc_probe_state gs;
 	free_enter(&gs, MT_CALL_FREE, ptr, 0, 0);
 	mt_next.free(ptr);
@@ -239,7 +254,9 @@ MT_EXPORT int posix_memalign(void **out, size_t align, size_t size)
 WATCHED void sized_free_watched(unsigned call, void *ptr, size_t size, size_t align)
 {
 	struct mt_glibc_probe_state gs;
-	free_enter(&gs, call, ptr, size, align);
+	int derived = !free_recorded_only(call, ptr, size, align);
+	if (derived)
+		free_enter(&gs, call, ptr, size, align);
 #if HAVE_FREE_SIZED
 	if (call == MT_CALL_FREE_SIZED)
 		mt_next.free_sized(ptr, size);
@@ -248,7 +265,8 @@ WATCHED void sized_free_watched(unsigned call, void *ptr, size_t size, size_t al
 	if (call == MT_CALL_FREE_ALIGNED_SIZED)
 		mt_next.free_aligned_sized(ptr, align, size);
 #endif
-	mt_glibc_leave(&gs, NULL);
+	if (derived)
+		mt_glibc_leave(&gs, NULL);
 }
 #endif
 
