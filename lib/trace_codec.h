@@ -138,7 +138,7 @@ static inline uint64_t mt_rec_requested(const struct mt_rec *r)
 
 static inline size_t mt_put_ptr(uint8_t *p, struct mt_codec_state *s, uint64_t ptr)
 {
-	size_t n = mt_varint_put_wide(p, mt_zigzag((int64_t)(ptr - s->last_ptr)));
+	size_t n = mt_varint_put(p, mt_zigzag((int64_t)(ptr - s->last_ptr)));
 	s->last_ptr = ptr;
 	return n;
 }
@@ -146,10 +146,7 @@ static inline size_t mt_put_ptr(uint8_t *p, struct mt_codec_state *s, uint64_t p
 /*
  * Encodes r's body at dst+1 and returns the record's full length; the head
  * byte is returned in *head and NOT stored: the caller stores it last (after a
- * compiler barrier) to publish the record.  dst must have MT_RECORD_MAX bytes:
- * each varint is written by mt_varint_put_wide, which stores eight bytes
- * and so may write zeros past the record's end, never past dst +
- * MT_RECORD_MAX (the last varint starts at most 61 bytes in).
+ * compiler barrier) to publish the record.  dst must have MT_RECORD_MAX bytes.
  * Always inlined: where r->call is a constant (the recorder's wrappers) the
  * field tests fold away and only that call's stores remain.
  */
@@ -159,33 +156,33 @@ static inline __attribute__((always_inline)) size_t mt_rec_encode(uint8_t *dst, 
 	uint8_t *p = dst + 1;
 	unsigned call = r->call, f = mt_call_field_set(call);
 
-	p += mt_varint_put_wide(p, r->ts - s->last_ts);
+	p += mt_varint_put(p, r->ts - s->last_ts);
 	s->last_ts = r->ts;
 	if (f & MT_FIELD_EVENT) {
-		p += mt_varint_put_wide(p, r->event);
-		p += mt_varint_put_wide(p, r->nargs);
+		p += mt_varint_put(p, r->event);
+		p += mt_varint_put(p, r->nargs);
 		for (uint32_t i = 0; i < r->nargs; i++)
-			p += mt_varint_put_wide(p, r->args[i]);
+			p += mt_varint_put(p, r->args[i]);
 		*head = (uint8_t)call;
 		return (size_t)(p - dst);
 	}
 	if (f & MT_FIELD_IN && !(r->flags & MT_RF_NULL_IN))
 		p += mt_put_ptr(p, s, r->ptr_in);
 	if (f & MT_FIELD_ALIGN)
-		p += mt_varint_put_wide(p, r->align);
+		p += mt_varint_put(p, r->align);
 	if (f & MT_FIELD_NMEMB)
-		p += mt_varint_put_wide(p, r->nmemb);
+		p += mt_varint_put(p, r->nmemb);
 	if (f & MT_FIELD_SIZE)
-		p += mt_varint_put_wide(p, r->size);
+		p += mt_varint_put(p, r->size);
 	if (f & MT_FIELD_OUT) {
 		if (!(r->flags & MT_RF_NULL_OUT)) {
 			p += mt_put_ptr(p, s, r->ptr_out);
-			p += mt_varint_put_wide(p, mt_zigzag((int64_t)(r->usable - mt_rec_requested(r))));
+			p += mt_varint_put(p, mt_zigzag((int64_t)(r->usable - mt_rec_requested(r))));
 		} else if (f & MT_FIELD_RC) {
-			p += mt_varint_put_wide(p, r->rc);
+			p += mt_varint_put(p, r->rc);
 		}
 		if (s->stacks) {
-			p += mt_varint_put_wide(p, mt_zigzag((int64_t)(r->stack - s->last_stack)));
+			p += mt_varint_put(p, mt_zigzag((int64_t)(r->stack - s->last_stack)));
 			s->last_stack = r->stack;
 		}
 	}

@@ -47,18 +47,10 @@ static inline void mt_put_le32(uint8_t *p, uint32_t v)
 	for (int i = 0; i < 4; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
-/* Also mt_varint_put_wide's store, so spelt out: gcc merges these eight
- * byte stores into one mov on x86-64, but not a loop's. */
 static inline void mt_put_le64(uint8_t *p, uint64_t v)
 {
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-	p[4] = (uint8_t)(v >> 32);
-	p[5] = (uint8_t)(v >> 40);
-	p[6] = (uint8_t)(v >> 48);
-	p[7] = (uint8_t)(v >> 56);
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
 }
 static inline uint16_t mt_get_le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 static inline uint32_t mt_get_le32(const uint8_t *p)
@@ -90,45 +82,6 @@ static inline uint64_t mt_varint_pack(uint64_t w, uint64_t stops)
 	x = (x & 0x007f007f007f007full) | (x >> 1 & 0x3f803f803f803f80ull);
 	x = (x & 0x00003fff00003fffull) | (x >> 2 & 0x0fffc0000fffc000ull);
 	return (x & 0x000000000fffffffull) | (x >> 4 & 0x00fffffff0000000ull);
-}
-
-/* The inverse of mt_varint_pack for v < 2^56: its eight 7-bit groups, one
- * to a byte, least significant first, stop bits clear. */
-static inline uint64_t mt_varint_spread(uint64_t v)
-{
-	uint64_t x = (v & 0x000000000fffffffull) | (v & 0x00fffffff0000000ull) << 4;
-	x = (x & 0x00003fff00003fffull) | (x & 0x0fffc0000fffc000ull) << 2;
-	return (x & 0x007f007f007f007full) | (x & 0x3f803f803f803f80ull) << 1;
-}
-
-/*
- * mt_varint_put without a branch that depends on the value's length, for
- * the recorder's hot path, where a field's length varies from call to
- * call (a time delta of 100 or 200 ticks, sizes either side of 128).  Each
- * call site keeps its own two predictable branches: below 2^14 (times,
- * sizes, slack) one or two bytes made by arithmetic and one two-byte
- * store; below 2^56 (pointer deltas) the length from the highest bit set,
- * the bytes from mt_varint_spread, and one eight-byte store.  The stores
- * may write zeros past the varint, up to p + MT_VARINT_WIDE: p must have
- * that much room, and what is there must be free to overwrite (a record's
- * next varint, or bytes not yet written in a window, which are zero
- * already).  Same bytes, same length as mt_varint_put.
- */
-static inline __attribute__((always_inline)) size_t mt_varint_put_wide(uint8_t *p, uint64_t v)
-{
-	if (__builtin_expect(v < 1u << 14, 1)) {
-		unsigned two = v >= 0x80;
-		p[0] = (uint8_t)(v | two << 7);
-		p[1] = (uint8_t)(v >> 7);
-		return 1 + two;
-	}
-	if (__builtin_expect(v >> 56 != 0, 0))
-		return mt_varint_put(p, v);
-	unsigned bits = 64 - (unsigned)__builtin_clzll(v);
-	size_t n = (bits * 9 + 64) / 64; /* = ceil(bits / 7) for bits 1..56 */
-	uint64_t more = 0x0080808080808080ull >> (8 * (8 - n)); /* bytes 0..n-2 */
-	mt_put_le64(p, mt_varint_spread(v) | more);
-	return n;
 }
 
 /*

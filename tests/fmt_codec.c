@@ -20,22 +20,6 @@ static const uint64_t edges[] = {
 };
 #define NEDGES (sizeof edges / sizeof edges[0])
 
-/* The recorder's writer puts the same bytes as mt_varint_put (in buf, n of
- * them); after them it may store zeros, up to MT_VARINT_WIDE, never more
- * and never anything else: a window's next head byte must stay zero until
- * its record is made. */
-static void check_put_wide(uint64_t x, const uint8_t *buf, size_t n)
-{
-	uint8_t wide[MT_VARINT_MAX + MT_VARINT_WIDE];
-	memset(wide, 0xff, sizeof wide);
-	size_t w = mt_varint_put_wide(wide, x);
-	CHECK(w == n && memcmp(wide, buf, n) == 0, "wide put of %llu: %zu bytes, plain %zu",
-	      (unsigned long long)x, w, n);
-	for (size_t i = n; i < sizeof wide; i++)
-		CHECK(wide[i] == 0xff || (wide[i] == 0 && i < MT_VARINT_WIDE),
-		      "wide put of %llu: byte %zu after it is %#x", (unsigned long long)x, i, wide[i]);
-}
-
 /* The wide reader, and the plain one with bytes to spare after the varint
  * (its long path then loads eight at once), read x back, for every length. */
 static void check_wide(uint64_t x)
@@ -50,7 +34,6 @@ static void check_wide(uint64_t x)
 	p = buf;
 	CHECK(mt_varint_get(&p, buf + sizeof buf, &v) == 0 && v == x && p == buf + n,
 	      "varint round trip of %llu with bytes after it", (unsigned long long)x);
-	check_put_wide(x, buf, n);
 }
 
 static void test_varints(void)
