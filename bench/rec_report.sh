@@ -128,22 +128,28 @@ ratio_of() {
 		else if (b <= 0) print "inf"; else printf "%.1f\n", a / b }'
 }
 
-# The kit's own functions in the callgrind profiles of markers and rec-shm,
-# by instructions per call: where a missed target's time goes.
+# The kit's own code in the callgrind profiles of markers and rec-shm, by
+# instructions per call, with the mispredicted branches callgrind's branch
+# simulation counts there: where a missed target's time goes.  The total
+# of rec-shm is the recorder's fast path per call.
 where_instructions() {
 	command -v callgrind_annotate >/dev/null || return 0
 	for c in markers rec-shm; do
 		[ -s "$work/cg.$c" ] || continue
-		echo "Instructions per call in the kit's code, $c (callgrind, self cost, 1 thread):"
-		callgrind_annotate "$work/cg.$c" 2>/dev/null | awk -v n="$cg_calls" '
+		echo "Per call in the kit's code, $c (callgrind, self cost, 1 thread):"
+		echo "    instr  mispred  file:function"
+		callgrind_annotate --show=Ir,Bcm "$work/cg.$c" 2>/dev/null | awk -v n="$cg_calls" '
 			/%\) / {
-				ir = $1; gsub(",", "", ir)
-				fn = $0; sub(/^.*%\) +/, "", fn); sub(/ .*/, "", fn)
+				gsub(/\( *[0-9.]+%\)/, "")
+				ir = $1; bcm = $2; fn = $3
+				gsub(",", "", ir); gsub(",", "", bcm)
+				if (bcm == ".") bcm = 0
 				if (fn !~ /(^|\/)(sdt|lib)\/[^\/]+:/) next
 				sub(/.*\//, "", fn)
-				if (++shown <= 12) printf "  %7.1f  %s\n", ir / n, fn
-				total += ir }
-			END { printf "  %7.1f  in all (%d functions)\n", total / n, shown }' 
+				if (++shown <= 12) printf "  %7.1f  %7.3f  %s\n", ir / n, bcm / n, fn
+				total += ir; mis += bcm }
+			END { printf "  %7.1f  %7.3f  in all (%d file:function entries): the fast path\n",
+				total / n, mis / n, shown }'
 	done
 	echo
 }

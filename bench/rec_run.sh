@@ -188,7 +188,7 @@ count_instructions() {
 		rec-stacks) set -- LD_PRELOAD="$mtlib" MTRACE_STACKS=64 MTRACE_CTL_FILE="$shmdir/rec" ;;
 		floor-shm) set -- LD_PRELOAD="$floorlib" FLOOR_FILE="$shmdir/floor" ;;
 		esac
-		go "$@" valgrind --tool=callgrind --toggle-collect=alloc_loop \
+		go "$@" valgrind --tool=callgrind --branch-sim=yes --toggle-collect=alloc_loop \
 			--callgrind-out-file="$work/cg.out" "$prog" --calls "$cg_calls" || continue
 		awk -v n="$cg_calls" '/^(summary|totals):/ { printf "%.1f\n", $2 / n; exit }' \
 			"$work/cg.out" >"$work/ir.$c"

@@ -74,7 +74,9 @@ void mt_glibc_emit(unsigned ev, uint64_t a1, uint64_t a2)
 		STAP_PROBE2(mtrace, memory_mallopt_free_dyn_thresholds, (size_t)a1, (size_t)a2);
 		break;
 	}
-	if (mt_recording()) {
+	/* Into the trace only when asked for: a tracer attached for a while
+	 * would leave a partial set there. */
+	if (mt_recording() && __atomic_load_n(&mt_rec_glibc_mask, __ATOMIC_RELAXED)) {
 		uint64_t args[2] = { a1, a2 };
 		mt_recorder_event(ev, 2, args);
 	}

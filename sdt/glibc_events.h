@@ -3,8 +3,8 @@
  * deriver (arenas, heaps, sbrk, thresholds; see docs/PROBES.md) watch each
  * call, and the gate that decides whether a call is watched at all.
  *
- *     if (mt_watched()) {                 a derived marker is probed, or
- *                                         the recorder is on
+ *     if (mt_deriving()) {                a derived marker is probed, or
+ *                                         the trace wants glibc events
  *         struct mt_glibc_probe_state s;
  *         mt_glibc_enter(&s);             before forwarding the call
  *         mt_glibc_before_free(&s, ptr);  before free/realloc* of ptr (non-NULL)
@@ -16,7 +16,11 @@
  * every derived marker has an SDT semaphore (a tracer increments it while
  * attached), and all of them are one and the same counter: the deriver
  * runs whole or not at all, so one number says whether anyone listens.
- * mt_watched ORs it with the recorder's epoch word and takes one branch.
+ * mt_deriving ORs it with the recorder's epoch word masked by the trace's
+ * wish for glibc events, and takes one branch: recording alone does not
+ * pay for the deriver (about 116 instructions a call).  Frees, which are
+ * recorded at entry, take mt_watched (the deriver or the recorder) and
+ * ask mt_deriving again, out of line (interpose.c).
  * The derivations themselves live in glibc_events.c and friends, out of
  * line; only the per-call set-up is inline here.
  */
@@ -54,7 +58,16 @@ struct mt_glibc_probe_state {
 			      * mmapped, heaps aligned), else 0 */
 };
 
-/* Two loads, an OR: non-zero when the call must be watched. */
+/* Three loads, an AND, an OR: non-zero when the deriver must run. */
+static inline int mt_deriving(void)
+{
+	unsigned any = mt_glibc_sem | (__atomic_load_n(&mt_rec_epoch, __ATOMIC_RELAXED) &
+				       __atomic_load_n(&mt_rec_glibc_mask, __ATOMIC_RELAXED));
+	return __builtin_expect(any != 0, 0);
+}
+
+/* Two loads, an OR: non-zero when the deriver or the recorder may want
+ * the call. */
 static inline int mt_watched(void)
 {
 	unsigned any = mt_glibc_sem | __atomic_load_n(&mt_rec_epoch, __ATOMIC_RELAXED);

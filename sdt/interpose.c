@@ -3,16 +3,18 @@
  *
  * Each wrapper fires its SDT markers (provider "mtrace", see docs/PROBES.md)
  * and forwards to the next allocator.  While nobody watches that is all it
- * does: the entry nop, the gate (mt_watched: two loads, an OR, one branch
- * predicted not taken), the indirect call, the return nop, and one test of
- * the recorder's state word.  Each marker's operands are already in the
+ * does: the entry nop, the gate (mt_deriving: three loads, an AND, an OR,
+ * one branch predicted not taken; a free's gate, mt_watched, two loads and
+ * an OR), the indirect call, the return nop, and one test of the
+ * recorder's state word.  Each marker's operands are already in the
  * registers the call has, so the markers add no instruction but their nops.
  *
- * When a derived glibc marker is probed or the recorder is on, the call is
- * forwarded by its derived twin, out of line, with the glibc event deriver
- * looking around it (glibc_events.h); and when the recorder is on, the
- * record is made out of line too - allocating calls at return, frees at
- * entry, so that at any point in the trace one block owns an address.
+ * When a derived glibc marker is probed, or the recorder is on and asked
+ * for glibc events, the call is forwarded by its derived twin, out of line,
+ * with the glibc event deriver looking around it (glibc_events.h); and
+ * when the recorder is on, the record is made out of line too - allocating
+ * calls at return, frees at entry, so that at any point in the trace one
+ * block owns an address.
  * Every marker has exactly one site, in the wrapper, whichever way the call
  * went: a stack walked from it looks the same to a tracer whether or not
  * something else turned the gate on.  Records are built where the call
@@ -62,6 +64,17 @@ ALWAYS_INLINE void record_free(unsigned call, void *p, size_t size, size_t align
 	mt_record(&r);
 }
 
+/* A free the deriver does not watch: recorded if the recorder is on, and
+ * then forwarded by the caller.  0 when the deriver watches it. */
+ALWAYS_INLINE int free_recorded_only(unsigned call, void *ptr, size_t size, size_t align)
+{
+	if (mt_deriving())
+		return 0;
+	if (mt_recording())
+		record_free(call, ptr, size, align);
+	return 1;
+}
+
 ALWAYS_INLINE void free_enter(struct mt_glibc_probe_state *gs, unsigned call, void *ptr,
 			      size_t size, size_t align)
 {
@@ -90,7 +103,7 @@ ALWAYS_INLINE void free_enter(struct mt_glibc_probe_state *gs, unsigned call, vo
 	MT_EXPORT void *name(size_t size)                                                 \
 	{                                                                                 \
 		STAP_PROBE1(mtrace, name##_entry, size);                                  \
-		void *p = mt_watched() ? name##_derived(size) : mt_next.name(size);       \
+		void *p = mt_deriving() ? name##_derived(size) : mt_next.name(size);      \
 		STAP_PROBE2(mtrace, name##_return, p, size);                              \
 		return mt_recording() ? name##_record(p, size) : p;                       \
 	}
@@ -115,7 +128,7 @@ ALWAYS_INLINE void free_enter(struct mt_glibc_probe_state *gs, unsigned call, vo
 	MT_EXPORT void *name(size_t field, size_t size)                                   \
 	{                                                                                 \
 		STAP_PROBE2(mtrace, name##_entry, field, size);                           \
-		void *p = mt_watched() ? name##_derived(field, size) : mt_next.name(field, size); \
+		void *p = mt_deriving() ? name##_derived(field, size) : mt_next.name(field, size); \
 		STAP_PROBE3(mtrace, name##_return, p, field, size);                       \
 		return mt_recording() ? name##_record(p, field, size) : p;                \
 	}
@@ -129,6 +142,10 @@ PAIR_CALL(aligned_alloc, MT_CALL_ALIGNED_ALLOC, align)
 
 WATCHED void free_watched(void *ptr)
 {
+	if (free_recorded_only(MT_CALL_FREE, ptr, 0, 0)) {
+		mt_next.free(ptr);
+		return;
+	}
 	struct mt_glibc_probe_state gs;
 	free_enter(&gs, MT_CALL_FREE, ptr, 0, 0);
 	mt_next.free(ptr);
@@ -170,7 +187,7 @@ MT_EXPORT void *realloc(void *old, size_t size)
 	STAP_PROBE2(mtrace, realloc_entry, old, size);
 	if (mt_in_boot_arena(old))
 		return mt_boot_realloc(old, size);
-	void *p = mt_watched() ? realloc_derived(old, size) : mt_next.realloc(old, size);
+	void *p = mt_deriving() ? realloc_derived(old, size) : mt_next.realloc(old, size);
 	STAP_PROBE3(mtrace, realloc_return, p, old, size);
 	return mt_recording() ? realloc_record(p, old, size) : p;
 }
@@ -193,8 +210,8 @@ MT_EXPORT void *reallocarray(void *old, size_t nmemb, size_t size)
 	else if (mt_in_boot_arena(old))
 		return mt_boot_realloc(old, nmemb * size);
 	else
-		p = mt_watched() ? realloc_derived(old, nmemb * size)
-				 : mt_next.realloc(old, nmemb * size);
+		p = mt_deriving() ? realloc_derived(old, nmemb * size)
+				  : mt_next.realloc(old, nmemb * size);
 	STAP_PROBE4(mtrace, reallocarray_return, p, old, nmemb, size);
 	return mt_recording() ? reallocarray_record(p, old, nmemb, size) : p;
 }
@@ -219,8 +236,8 @@ MT_EXPORT int posix_memalign(void **out, size_t align, size_t size)
 {
 	void *p = NULL;
 	STAP_PROBE2(mtrace, posix_memalign_entry, align, size);
-	int rc = mt_watched() ? posix_memalign_derived(&p, align, size)
-			      : mt_next.posix_memalign(&p, align, size);
+	int rc = mt_deriving() ? posix_memalign_derived(&p, align, size)
+			       : mt_next.posix_memalign(&p, align, size);
 	if (rc)
 		p = NULL;
 	else
@@ -237,7 +254,9 @@ MT_EXPORT int posix_memalign(void **out, size_t align, size_t size)
 WATCHED void sized_free_watched(unsigned call, void *ptr, size_t size, size_t align)
 {
 	struct mt_glibc_probe_state gs;
-	free_enter(&gs, call, ptr, size, align);
+	int derived = !free_recorded_only(call, ptr, size, align);
+	if (derived)
+		free_enter(&gs, call, ptr, size, align);
 #if HAVE_FREE_SIZED
 	if (call == MT_CALL_FREE_SIZED)
 		mt_next.free_sized(ptr, size);
@@ -246,7 +265,8 @@ WATCHED void sized_free_watched(unsigned call, void *ptr, size_t size, size_t al
 	if (call == MT_CALL_FREE_ALIGNED_SIZED)
 		mt_next.free_aligned_sized(ptr, align, size);
 #endif
-	mt_glibc_leave(&gs, NULL);
+	if (derived)
+		mt_glibc_leave(&gs, NULL);
 }
 #endif
 

@@ -12,18 +12,17 @@
 #include "rec_config.h"
 #include "rec_text.h"
 
-static void load_quiet(void)
+/* A 0-or-1 variable: 1 when set to 1; a bad value is said, with what
+ * happens instead (`otherwise`), and reads as 0. */
+static int load_flag(const char *name, const char *otherwise)
 {
-	const char *v = getenv("MTRACE_CTL_QUIET");
-	mt_quiet = 0;
+	const char *v = getenv(name);
 	if (!v || strcmp(v, "0") == 0)
-		return;
-	if (strcmp(v, "1") == 0) {
-		mt_quiet = 1;
-		return;
-	}
-	mt_say(MT_SAY_ERROR, "MTRACE_CTL_QUIET must be 0 or 1, not '", v, "'; messages stay on",
-	       NULL);
+		return 0;
+	if (strcmp(v, "1") == 0)
+		return 1;
+	mt_say(MT_SAY_ERROR, name, " must be 0 or 1, not '", v, "'; ", otherwise, NULL);
+	return 0;
 }
 
 static void load_prefix(struct mt_config *c)
@@ -80,7 +79,8 @@ static void load_list(struct mt_config *c)
 
 void mt_config_load(struct mt_config *c)
 {
-	load_quiet();
+	mt_quiet = load_flag("MTRACE_CTL_QUIET", "messages stay on");
+	c->glibc_events = load_flag("MTRACE_GLIBC_EVENTS", "no glibc events in the trace");
 	load_prefix(c);
 	load_only(c);
 	load_list(c);

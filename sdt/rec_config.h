@@ -9,6 +9,9 @@
  *                      appended to this file as it is created, so that
  *                      mtrace-record can name them all at the end
  *   MTRACE_CTL_QUIET   1 silences the informational messages
+ *   MTRACE_GLIBC_EVENTS 1 puts the derived glibc events (arenas, heaps,
+ *                      sbrk, thresholds) in the trace; unset or 0, the
+ *                      deriver stays off the recording path
  *
  * A bad value gets one line on stderr naming the variable, and a sane
  * default; it never stops the program.
@@ -27,6 +30,7 @@ struct mt_config {
 	char prefix[MT_PREFIX_MAX];
 	pid_t only_pid;          /* 0, or the one process that records */
 	char list[PATH_MAX];     /* "", or where to list the files made */
+	int glibc_events;        /* the trace holds the derived glibc events */
 };
 
 /* Reads and checks the environment; sets mt_quiet. */

@@ -34,6 +34,7 @@ extern char **environ;
 #include "recorder.h"
 
 unsigned mt_rec_epoch = MT_EPOCH_UNDECIDED;
+unsigned mt_rec_glibc_mask;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct mt_file file = { .fd = { .fd = -1 } };
@@ -89,6 +90,7 @@ static int open_locked(const char *name)
 static int start_locked(void)
 {
 	mt_config_load(&config);
+	__atomic_store_n(&mt_rec_glibc_mask, config.glibc_events ? ~0u : 0, __ATOMIC_RELAXED);
 	return open_locked(config.prefix);
 }
 

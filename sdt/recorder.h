@@ -28,6 +28,11 @@ static inline int mt_recording(void)
 	return __atomic_load_n(&mt_rec_epoch, __ATOMIC_RELAXED) != 0;
 }
 
+/* All ones when the trace is to hold the glibc events (MTRACE_GLIBC_EVENTS=1,
+ * rec_config.h), else 0: ANDed with mt_rec_epoch by the deriver's gate
+ * (glibc_events.h), so that recording alone does not run the deriver. */
+MT_HIDDEN extern unsigned mt_rec_glibc_mask;
+
 /* Behind mt_record: a call that cannot be recorded now, and the thread
  * that needs a window (0: it cannot record now). */
 void mt_record_dropped(void);

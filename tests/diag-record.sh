@@ -4,13 +4,14 @@
 
 prog="$top_builddir/tests/diag_glibc"
 
-# record NAME MODE [ENV...]: runs diag_glibc MODE under the recorder; its
+# record NAME MODE [ENV...]: runs diag_glibc MODE under the recorder, asked
+# for glibc events (MTRACE_GLIBC_EVENTS=1 unless ENV says otherwise); its
 # "key value" lines go to NAME.out, the trace's events to NAME.ev, one
 # "tid event arg1 arg2" line each (decimal).
 record() {
 	name=$1 mode=$2
 	shift 2
-	env "$@" LD_PRELOAD="${PRELOAD:-$MTRACE_LIB}" MTRACE_CTL_FILE="$t_dir/$name.trace" \
+	env MTRACE_GLIBC_EVENTS=1 "$@" LD_PRELOAD="${PRELOAD:-$MTRACE_LIB}" MTRACE_CTL_FILE="$t_dir/$name.trace" \
 		MTRACE_CTL_QUIET=1 "$prog" "$mode" >"$name.out" || fail "diag_glibc $mode failed"
 	set -- "$name".trace.*
 	[ -f "$1" ] || fail "diag_glibc $mode left no trace"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # t-diag-glibc-events.sh - the glibc events libmtrace.so derives agree with
-# glibc's own state.  diag_glibc runs under the recorder (which switches
-# the derivations on and records them as events); what it prints is what
+# glibc's own state.  diag_glibc runs under the recorder asked for glibc
+# events (MTRACE_GLIBC_EVENTS=1 switches the derivations on and records
+# them as events; without it the trace has none); what it prints is what
 # glibc says (mallinfo2, malloc_info, chunk headers), and the trace's
 # events must add up to it.  Also: an explicit threshold (mallopt or
 # tunable) stops the dynamic raise.  (Other allocators: t-diag-glibc-others.)
@@ -127,5 +128,14 @@ expect_eq "sbrk total vs mallinfo2.arena" "$(said sbrk trimmed)" "$(awk '
 	$2 == "memory_sbrk_more" { t += $4 }
 	$2 == "memory_sbrk_less" { t -= $4 }
 	END { printf "%d\n", t }' sbrk.ev)"
+
+# Not asked for: the deriver stays off the recording path and the trace
+# holds the calls but no event; a bad value is said and counts as 0.
+record plain sbrk MTRACE_GLIBC_EVENTS=0
+[ "$(grep -c '"call":"malloc"' plain.json)" -gt 0 ] || fail "no malloc recorded without glibc events"
+expect_eq "events without MTRACE_GLIBC_EVENTS" 0 "$(wc -l <plain.ev)"
+env MTRACE_GLIBC_EVENTS=yes LD_PRELOAD="$MTRACE_LIB" MTRACE_CTL_FILE="$t_dir/bad.trace" \
+	"$prog" sbrk >/dev/null 2>bad.err || fail "diag_glibc sbrk failed with a bad MTRACE_GLIBC_EVENTS"
+grep -q "MTRACE_GLIBC_EVENTS must be 0 or 1, not 'yes'" bad.err || fail "bad MTRACE_GLIBC_EVENTS not reported: $(cat bad.err)"
 
 pass
