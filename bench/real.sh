@@ -107,16 +107,7 @@ fi
 [ -d "$dir" ] && [ -w "$dir" ] || die "--dir: '$dir' is not a writable directory"
 [ -x /usr/bin/time ] || die "/usr/bin/time is missing (Debian package time; scripts/deps.sh bench)"
 
-if [ -z "$builddir" ]; then
-	builddir=${TMPDIR:-/tmp}/mtk-bench-build
-	[ -f "$srcdir/Makefile" ] && builddir=$srcdir
-fi
-mkdir -p "$builddir"
-B=$(cd "$builddir" && pwd)
-if [ ! -f "$B/Makefile" ]; then
-	[ -x "$srcdir/configure" ] || (cd "$srcdir" && autoreconf -fi) >&2
-	(cd "$B" && "$srcdir/configure" -q) >&2 || die "cannot configure a build tree in $B"
-fi
+use_builddir
 make -s -C "$B" -j2 sdt/libmtracectl.la tools/mtrace-record converter/trace2wl trace_run/trace_run >&2 ||
 	die "cannot build the tools in $B"
 record=$B/tools/mtrace-record

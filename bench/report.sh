@@ -51,16 +51,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-if [ -z "$builddir" ]; then
-	builddir=${TMPDIR:-/tmp}/mtk-bench-build
-	[ -f "$srcdir/config.status" ] && builddir=$srcdir
-fi
-mkdir -p "$builddir"
-B=$(cd "$builddir" && pwd)
-if [ ! -f "$B/Makefile" ]; then
-	[ -x "$srcdir/configure" ] || (cd "$srcdir" && autoreconf -fi) >&2
-	(cd "$B" && "$srcdir/configure" -q) >&2 || die "cannot configure a build tree in $B"
-fi
+use_builddir
 make -s -C "$B" -j2 bench/alloc_heavy sdt/libmtracectl.la tools/mtrace-report >&2 ||
 	die "cannot build in $B"
 command -v heaptrack >/dev/null && command -v heaptrack_print >/dev/null ||
