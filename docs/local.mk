@@ -4,3 +4,5 @@
 dist_doc_DATA += docs/FORMAT.md docs/PROBES.md docs/BENCHMARKS.md docs/FIDELITY.md docs/RELIABILITY.md
 # The README's pictures of mtrace-report --html and trace_run --html.
 dist_doc_DATA += docs/report.png docs/compare.png
+# The README's leak hunt: the program it records.
+EXTRA_DIST += docs/examples/wordcount.c
