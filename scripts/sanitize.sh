@@ -35,12 +35,13 @@ export TSAN_OPTIONS="allocator_may_return_null=1:halt_on_error=1:exitcode=66"
 # interposing malloc in an ASan program fights ASan's own), so they run
 # in the UBSan build.
 recorder_tests() {
-	grep -lE 'MTRACE_LIB|MTRACECTL_LIB|LD_PRELOAD|mtrace-record|diag-bt\.sh|rec_api' \
+	grep -lE 'MTRACE_LIB|MTRACECTL_LIB|LD_PRELOAD|mtrace-record|diag-bt\.sh|rec_api|report-lib\.sh' \
 		"$san"/src/tests/t-*.sh | sed "s|^$san/src/||"
 }
 # Tests the ASan build cannot run; each reason is in docs/RELIABILITY.md.
 asan_excluded="tests/t-conv-many-threads.sh tests/t-run-threads.sh tests/t-run-options.sh
-	tests/t-run-huge.sh tests/t-run-watchdog.sh tests/t-diag-glibc-events.sh"
+	tests/t-run-huge.sh tests/t-run-watchdog.sh tests/t-diag-glibc-events.sh
+	tests/t-run-timer.sh tests/t-run-repeat.sh tests/t-run-footprint.sh"
 # Replay tests run with the TSan trace_run: those whose workloads have
 # threads and whose assertions do not measure trace_run itself (TSan
 # multiplies its memory) or preload another allocator (TSan owns malloc).
