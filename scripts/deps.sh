@@ -2,14 +2,14 @@
 # deps.sh - install the Debian packages malloc-trace-kit needs, if missing.
 #
 # Usage: scripts/deps.sh build|test|bench
-#   build: compiler, autotools, <sys/sdt.h>, libunwind (stacks), elfutils' libdw
+#   build: compiler, autotools, <sys/sdt.h>, libunwind (stacks), elfutils' libdw, zlib
 #   test:  build + the tools the tests drive (bpftrace, stap, readelf) and the
 #          other allocators the replay tests run against
 #   bench: test + heaptrack and ltrace for side-by-side figures
 # Runs apt-get only when something is missing; uses sudo when not root.
 set -eu
 
-build="gcc g++ make autoconf automake libtool pkg-config systemtap-sdt-dev libunwind-dev libdw-dev libelf-dev"
+build="gcc g++ make autoconf automake libtool pkg-config systemtap-sdt-dev libunwind-dev libdw-dev libelf-dev zlib1g-dev"
 test="$build elfutils binutils systemtap bpftrace python3 libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0"
 bench="$test heaptrack ltrace valgrind"
 

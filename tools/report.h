@@ -41,6 +41,15 @@ struct analysis {
 int analyse(const struct mt_trace *t, struct analysis *a, struct mt_error *e);
 void analysis_free(struct analysis *a);
 
+/* A timestamp of t as nanoseconds since the recording started. */
+static inline uint64_t trace_ns(const struct mt_trace_info *in, uint64_t ts)
+{
+	uint64_t ticks = ts - in->start_ts;
+	if (in->ts_freq == 1000000000u)
+		return ticks;
+	return (uint64_t)((unsigned __int128)ticks * 1000000000u / in->ts_freq);
+}
+
 /* log2 bucket of v: 0 for 0, else 1 + floor(log2 v). */
 static inline unsigned hist_bucket(uint64_t v)
 {
@@ -79,6 +88,10 @@ struct report_opts {
 	int json, folded;
 	int weight_count;      /* --folded weighs by calls, not bytes */
 	const char *diff_base; /* --diff=BASE */
+	const char *export_dir; /* --export=DIR */
+	const char *host;      /* --host=NAME, NULL for gethostname() */
+	uint64_t part_rows;    /* --part-rows=N */
+	unsigned jobs;         /* --jobs=N */
 };
 
 void report_text(FILE *out, const struct mt_trace *t, struct analysis *a, struct symbols *s,
@@ -90,5 +103,9 @@ void report_folded(FILE *out, struct analysis *a, struct symbols *s, const struc
  * and peak changed most; 0, or -1 when out of memory. */
 int report_diff(FILE *out, const struct mt_trace *t[2], struct analysis *a[2], struct symbols *s[2],
 		const struct report_opts *o);
+
+/* --export: the traces as partitioned gzip CSV tables under o->export_dir
+ * (report_export.c); the exit status. */
+int export_traces(char *const *paths, int n, const struct report_opts *o);
 
 #endif
