@@ -3,14 +3,15 @@
 #
 # Usage: scripts/deps.sh build|test|bench
 #   build: compiler, autotools, <sys/sdt.h>, libunwind (stacks), elfutils' libdw, zlib
-#   test:  build + the tools the tests drive (bpftrace, stap, readelf) and the
-#          other allocators the replay tests run against
+#   test:  build + the tools the tests drive (bpftrace, stap, readelf), the
+#          other allocators the replay tests run against, and node + npm
+#          (t-report-export.sh installs DuckDB's @duckdb/node-api from npm)
 #   bench: test + heaptrack and ltrace for side-by-side figures
 # Runs apt-get only when something is missing; uses sudo when not root.
 set -eu
 
 build="gcc g++ make autoconf automake libtool pkg-config systemtap-sdt-dev libunwind-dev libdw-dev libelf-dev zlib1g-dev"
-test="$build elfutils binutils systemtap bpftrace python3 libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0"
+test="$build elfutils binutils systemtap bpftrace python3 libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0 nodejs npm"
 bench="$test heaptrack ltrace valgrind"
 
 case "${1:-build}" in
@@ -22,6 +23,8 @@ esac
 
 missing=
 for p in $want; do
+	# A node from elsewhere (NodeSource's nodejs bundles npm) serves as well.
+	case "$p" in nodejs | npm) command -v "${p%js}" >/dev/null && continue ;; esac
 	s=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
 	case "$s" in *"install ok installed"*) ;; *) missing="$missing $p" ;; esac
 done
