@@ -1,4 +1,4 @@
 # docs/local.mk - the documents that are not man pages (each part's
 # local.mk adds its own man pages).  Installed with the README, and shipped
 # in the tarball: tests read PROBES.md to check the built markers.
-dist_doc_DATA += docs/FORMAT.md docs/PROBES.md docs/BENCHMARKS.md
+dist_doc_DATA += docs/FORMAT.md docs/PROBES.md docs/BENCHMARKS.md docs/FLEET.md
