@@ -28,3 +28,5 @@ dist_noinst_SCRIPTS += bench/trace_run.sh
 
 # bench/report.sh: mtrace-report's speed and memory beside heaptrack_print.
 dist_noinst_SCRIPTS += bench/report.sh
+# bench/export.sh: mtrace-report --export beside the other readers of a python3 trace.
+dist_noinst_SCRIPTS += bench/export.sh
