@@ -16,7 +16,8 @@ const schema = {
   calls: { tid: 'UINTEGER', seq: 'UBIGINT', ts_ns: 'UBIGINT', op: 'VARCHAR', size: 'UBIGINT',
            alignment: 'UBIGINT', ptr: 'UBIGINT', result: 'UBIGINT', usable: 'UBIGINT',
            stack_id: 'UBIGINT' },
-  blocks: { ptr: 'UBIGINT', alloc_tid: 'UINTEGER', free_tid: 'UINTEGER', alloc_ts_ns: 'UBIGINT',
+  blocks: { ptr: 'UBIGINT', alloc_tid: 'UINTEGER', free_tid: 'UINTEGER', alloc_seq: 'UBIGINT',
+            free_seq: 'UBIGINT', alloc_ts_ns: 'UBIGINT',
             free_ts_ns: 'UBIGINT', size: 'UBIGINT', usable: 'UBIGINT', stack_id: 'UBIGINT',
             alloc_op: 'VARCHAR', free_op: 'VARCHAR' },
   stacks: { stack_id: 'UBIGINT', depth: 'UINTEGER', function: 'VARCHAR', file: 'VARCHAR',
@@ -52,6 +53,41 @@ const leaks = `
     USING (host, pid, stack_id)
   WHERE b.free_op IS NULL
   GROUP BY ALL ORDER BY ALL`;
+// The peak sites as mtrace-report --json ranks them: the blocks live just
+// after the first record at which the live bytes were highest, records
+// taken in the report's order (time, then threads in the order of their
+// first record, then within a thread).
+const peak = `
+  WITH threads AS (
+    SELECT host, pid, tid, row_number() OVER (PARTITION BY host, pid ORDER BY first_ts, tid) AS ord
+    FROM (SELECT host, pid, tid, min(ts_ns) AS first_ts FROM calls GROUP BY host, pid, tid)),
+  ranked AS (
+    SELECT host, pid, tid, seq,
+           row_number() OVER (PARTITION BY host, pid ORDER BY ts_ns, ord, seq) AS n
+    FROM calls JOIN threads USING (host, pid, tid)),
+  b AS (
+    SELECT b.*, a.n AS alloc_n, f.n AS free_n FROM blocks b
+    JOIN ranked a ON a.host = b.host AND a.pid = b.pid AND a.tid = b.alloc_tid AND a.seq = b.alloc_seq
+    LEFT JOIN ranked f ON f.host = b.host AND f.pid = b.pid AND f.tid = b.free_tid AND f.seq = b.free_seq),
+  deltas AS (
+    SELECT host, pid, n, sum(d) AS d FROM (
+      SELECT host, pid, alloc_n AS n, size::HUGEINT AS d FROM b
+      UNION ALL SELECT host, pid, free_n, -size::HUGEINT FROM b WHERE free_n IS NOT NULL)
+    GROUP BY ALL),
+  running AS (
+    SELECT host, pid, n, sum(d) OVER (PARTITION BY host, pid ORDER BY n) AS live FROM deltas),
+  peaks AS (
+    SELECT host, pid, min(n) AS peak_n FROM running r
+    WHERE live = (SELECT max(live) FROM running m WHERE m.host = r.host AND m.pid = r.pid)
+    GROUP BY ALL),
+  at_peak AS (
+    SELECT b.* FROM b JOIN peaks USING (host, pid)
+    WHERE alloc_n <= peak_n AND (free_n IS NULL OR free_n > peak_n))
+  SELECT p.host, p.pid, s.function, sum(p.size) AS bytes, count(*) AS blocks
+  FROM at_peak p
+  JOIN (SELECT DISTINCT host, pid, stack_id, function FROM stacks WHERE function IS NOT NULL) s
+    USING (host, pid, stack_id)
+  GROUP BY ALL ORDER BY ALL`;
 // mtrace-dump --stats: the records of each thread.
 const threads = `SELECT host, pid, tid, count(*) AS records FROM calls GROUP BY ALL ORDER BY ALL`;
 const processes = `SELECT host, pid, calls, complete FROM processes ORDER BY ALL`;
@@ -60,7 +96,7 @@ async function answers(conn, source) {
   for (const table of Object.keys(schema))
     await conn.run(`CREATE OR REPLACE VIEW ${table} AS SELECT * FROM ${source(table)}`);
   const out = {};
-  for (const [name, sql] of Object.entries({ leaks, threads, processes }))
+  for (const [name, sql] of Object.entries({ leaks, peak, threads, processes }))
     out[name] = (await conn.runAndReadAll(sql)).getRowObjectsJson();
   return out;
 }

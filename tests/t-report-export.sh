@@ -1,8 +1,8 @@
 #!/bin/sh
 # t-report-export.sh - mtrace-report --export writes tables a real SQL
 # engine reads: DuckDB (npm package @duckdb/node-api, installed into the
-# build tree) reproduces mtrace-report --json's leak sites (function, bytes,
-# count) and mtrace-dump --stats's per-thread record counts from the gzip
+# build tree) reproduces mtrace-report --json's leak and peak sites
+# (function, bytes, count) and mtrace-dump --stats's per-thread record counts from the gzip
 # CSV of the leak program and of a run of three processes exported as two
 # hosts, and again after converting every table to Parquet.  Also: parts
 # roll at --part-rows, a re-export replaces a partition, and the errors.
@@ -48,19 +48,20 @@ expected() { # HOST TRACE...
 	host=$1
 	shift
 	for tr in "$@"; do
-		mtrace-report --json --leaks --top=0 "$tr" >r.json || fail "mtrace-report --json $tr failed"
+		mtrace-report --json --leaks --peak --top=0 "$tr" >r.json || fail "mtrace-report --json $tr failed"
 		mtrace-dump --stats --json "$tr" >d.json || fail "mtrace-dump --stats --json $tr failed"
 		python3 - "$host" r.json d.json <<'PY'
 import json, sys
 host, rpath, dpath = sys.argv[1:]
 report = json.load(open(rpath))
-sites = {}
-for e in report["leaks"]:
-    for fn in {fr["function"] for fr in e["stack"] if fr["function"]}:
-        b, c = sites.get(fn, (0, 0))
-        sites[fn] = (b + e["bytes"], c + e["count"])
-for fn, (b, c) in sites.items():
-    print("leak", host, report["pid"], fn, b, c)
+for section, word in (("leaks", "leak"), ("peak", "peak")):
+    sites = {}
+    for e in report[section]:
+        for fn in {fr["function"] for fr in e["stack"] if fr["function"]}:
+            b, c = sites.get(fn, (0, 0))
+            sites[fn] = (b + e["bytes"], c + e["count"])
+    for fn, (b, c) in sites.items():
+        print(word, host, report["pid"], fn, b, c)
 stats = json.load(open(dpath))
 for t in stats["threads"]:
     print("thread", host, stats["pid"], t["tid"], t["records"])
@@ -69,6 +70,7 @@ PY
 }
 { expected host-a prog.mtr; expected host-b run/*; } | LC_ALL=C sort >expected.txt
 grep -q "^leak host-a $pid leak_here 700 7$" expected.txt || fail "the report lost leak_here: $(cat expected.txt)"
+grep -q "^peak host-a $pid peak_build 100000 20$" expected.txt || fail "the report lost peak_build: $(cat expected.txt)"
 
 # DuckDB, from npm into the build tree (once for all runs).
 command -v node >/dev/null || skip "node (Debian package nodejs) is needed to run DuckDB"
@@ -85,6 +87,8 @@ import json, sys
 ans = json.load(open(sys.argv[1]))[sys.argv[2]]
 for r in ans["leaks"]:
     print("leak", r["host"], r["pid"], r["function"], r["bytes"], r["blocks"])
+for r in ans["peak"]:
+    print("peak", r["host"], r["pid"], r["function"], r["bytes"], r["blocks"])
 for r in ans["threads"]:
     print("thread", r["host"], r["pid"], r["tid"], r["records"])
 PY

@@ -41,7 +41,8 @@ static const char *prog = "mtrace-report";
 static const char calls_header[] =
 	"tid,seq,ts_ns,op,size,alignment,ptr,result,usable,stack_id";
 static const char blocks_header[] =
-	"ptr,alloc_tid,free_tid,alloc_ts_ns,free_ts_ns,size,usable,stack_id,alloc_op,free_op";
+	"ptr,alloc_tid,free_tid,alloc_seq,free_seq,alloc_ts_ns,free_ts_ns,size,usable,stack_id,alloc_op,"
+	"free_op";
 static const char stacks_header[] = "stack_id,depth,function,file,line,module,build_id,address";
 static const char processes_header[] =
 	"ppid,exe,build_id,start_time_ns,duration_ns,allocator,complete,stop_reason,calls,threads,"
@@ -54,7 +55,7 @@ static const char processes_header[] =
 /* An allocation not yet freed. */
 struct live_block {
 	uint64_t ptr;        /* the key */
-	uint64_t ts_ns, size, usable, stack;
+	uint64_t ts_ns, seq, size, usable, stack;
 	uint32_t tid;
 	uint8_t call;
 };
@@ -71,14 +72,16 @@ struct exporter {
 
 /* One blocks row; free_call 0 for a block still live at the end. */
 static void block_row(struct exporter *x, const struct live_block *b, uint32_t free_tid,
-		      uint64_t free_ts_ns, unsigned free_call)
+		      uint64_t free_seq, uint64_t free_ts_ns, unsigned free_call)
 {
 	struct csv_gz *w = &x->blocks;
 	int freed = free_call && free_call != FREE_UNSEEN;
-	char *p = csv_gz_room(w, 8 * CSV_GZ_CELL_MAX + 64);
+	char *p = csv_gz_room(w, 10 * CSV_GZ_CELL_MAX + 64);
 	p = csv_u64(p, b->ptr, ',');
 	p = csv_u64(p, b->tid, ',');
 	p = freed ? csv_u64(p, free_tid, ',') : csv_null(p, ',');
+	p = csv_u64(p, b->seq, ',');
+	p = freed ? csv_u64(p, free_seq, ',') : csv_null(p, ',');
 	p = csv_u64(p, b->ts_ns, ',');
 	p = freed ? csv_u64(p, free_ts_ns, ',') : csv_null(p, ',');
 	p = csv_u64(p, b->size, ',');
@@ -98,23 +101,25 @@ static void block_row(struct exporter *x, const struct live_block *b, uint32_t f
 	x->nblocks++;
 }
 
-static void release(struct exporter *x, uint64_t ptr, uint32_t tid, uint64_t ts_ns, unsigned call)
+static void release(struct exporter *x, uint64_t ptr, uint32_t tid, uint64_t seq, uint64_t ts_ns,
+		    unsigned call)
 {
 	struct live_block *b = u64map_find(&x->live, ptr);
 	if (!b)
 		return; /* allocated before the recording started: no row */
-	block_row(x, b, tid, ts_ns, call);
+	block_row(x, b, tid, seq, ts_ns, call);
 	u64map_remove(&x->live, b);
 }
 
 /* The life of blocks, as report_analyse.c's step() sees it; 0 or -1 when
  * out of memory. */
-static int track(struct exporter *x, const struct mt_rec *r, uint32_t tid, uint64_t ts_ns)
+static int track(struct exporter *x, const struct mt_rec *r, uint32_t tid, uint64_t seq,
+		 uint64_t ts_ns)
 {
 	int frees_in = mt_call_has_in(r->call) && !(r->flags & MT_RF_NULL_IN);
 	/* realloc that fails keeps the old block; realloc(p, 0) returning NULL freed it. */
 	if (frees_in && (mt_call_allocates(r->call) ? !(r->flags & MT_RF_NULL_OUT) || !r->size : 1))
-		release(x, r->ptr_in, tid, ts_ns, r->call);
+		release(x, r->ptr_in, tid, seq, ts_ns, r->call);
 	if (!mt_call_allocates(r->call) || r->flags & MT_RF_NULL_OUT)
 		return 0;
 	int added;
@@ -122,8 +127,8 @@ static int track(struct exporter *x, const struct mt_rec *r, uint32_t tid, uint6
 	if (!b)
 		return -1;
 	if (!added)
-		block_row(x, b, 0, 0, FREE_UNSEEN);
-	*b = (struct live_block){ .ptr = r->ptr_out, .ts_ns = ts_ns, .size = mt_rec_requested(r),
+		block_row(x, b, 0, 0, 0, FREE_UNSEEN);
+	*b = (struct live_block){ .ptr = r->ptr_out, .ts_ns = ts_ns, .seq = seq, .size = mt_rec_requested(r),
 				  .usable = r->usable, .stack = r->stack, .tid = tid,
 				  .call = r->call };
 	return 0;
@@ -173,7 +178,7 @@ static int walk(struct exporter *x, struct mt_error *e)
 		if (r.stack && !mt_trace_stack_find(x->t, r.stack))
 			r.stack = 0; /* as the report: a stack the table lacks is unknown */
 		call_row(x, &r, tid, seq, ns);
-		if (r.call != MT_CALL_EVENT && track(x, &r, tid, ns)) {
+		if (r.call != MT_CALL_EVENT && track(x, &r, tid, seq, ns)) {
 			rc = mt_error_set(e, mt_trace_path(x->t), "out of memory");
 			break;
 		}
@@ -184,7 +189,7 @@ static int walk(struct exporter *x, struct mt_error *e)
 	for (size_t i = 0; i < x->live.cap; i++) {
 		const struct live_block *b = u64map_slot(&x->live, i);
 		if (b)
-			block_row(x, b, 0, 0, 0);
+			block_row(x, b, 0, 0, 0, 0);
 	}
 	return 0;
 }
