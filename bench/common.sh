@@ -23,10 +23,10 @@ timed() {
 	echo "$recs $user" >"$work/last.$label"
 }
 
-# build_tree: $B, the configured build tree: $builddir if set, else the
+# configure_tree: $B, the configured build tree: $builddir if set, else the
 # source tree $srcdir if it is configured, else ${TMPDIR:-/tmp}/mtk-bench-build
 # (configured there on first use).
-build_tree() {
+configure_tree() {
 	if [ -z "$builddir" ]; then
 		builddir=${TMPDIR:-/tmp}/mtk-bench-build
 		[ -f "$srcdir/config.status" ] && builddir=$srcdir

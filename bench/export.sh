@@ -50,7 +50,7 @@ while [ $# -gt 0 ]; do
 done
 
 [ -x /usr/bin/python3 ] || die "/usr/bin/python3 is needed (scripts/deps.sh test)"
-build_tree
+configure_tree
 make -s -C "$B" -j2 sdt/libmtracectl.la tools/mtrace-report tools/mtrace-dump >&2 ||
 	die "cannot build in $B"
 work=$(mktemp -d "$dir/mtk-export-bench.XXXXXX")

@@ -29,16 +29,7 @@ describe_contender() {
 # Builds the program, the floor and, if it builds, our library; sets B,
 # prog, floorlib, mtlib (empty when missing), dump, mdebug, contenders.
 build_tree() {
-	if [ -z "$builddir" ]; then
-		builddir=${TMPDIR:-/tmp}/mtk-bench-build
-		[ -f "$srcdir/config.status" ] && builddir=$srcdir
-	fi
-	mkdir -p "$builddir"
-	B=$(cd "$builddir" && pwd)
-	if [ ! -f "$B/Makefile" ]; then
-		[ -x "$srcdir/configure" ] || (cd "$srcdir" && autoreconf -fi) >&2
-		(cd "$B" && "$srcdir/configure" -q) >&2 || die "cannot configure a build tree in $B"
-	fi
+	configure_tree
 	echo "$me: building in $B" >&2
 	make -s -C "$B" -j2 bench/alloc_heavy bench/libfloor.la tools/mtrace-dump >&2 ||
 		die "cannot build the benchmark program in $B"

@@ -51,7 +51,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-build_tree
+configure_tree
 make -s -C "$B" -j2 bench/alloc_heavy sdt/libmtracectl.la tools/mtrace-report >&2 ||
 	die "cannot build in $B"
 command -v heaptrack >/dev/null && command -v heaptrack_print >/dev/null ||
