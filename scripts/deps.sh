@@ -2,7 +2,7 @@
 # deps.sh - install the Debian packages malloc-trace-kit needs, if missing.
 #
 # Usage: scripts/deps.sh build|test|bench
-#   build: compiler, autotools, <sys/sdt.h>, libunwind (stacks), elfutils' libdw, zlib
+#   build: compiler, autotools, <sys/sdt.h>, libunwind (stacks), elfutils' libdw, libdeflate (gzip)
 #   test:  build + the tools the tests drive (bpftrace, stap, readelf), the
 #          other allocators the replay tests run against, and node + npm
 #          (t-report-export.sh installs DuckDB's @duckdb/node-api from npm)
@@ -10,7 +10,7 @@
 # Runs apt-get only when something is missing; uses sudo when not root.
 set -eu
 
-build="gcc g++ make autoconf automake libtool pkg-config systemtap-sdt-dev libunwind-dev libdw-dev libelf-dev zlib1g-dev"
+build="gcc g++ make autoconf automake libtool pkg-config systemtap-sdt-dev libunwind-dev libdw-dev libelf-dev libdeflate-dev"
 test="$build elfutils binutils systemtap bpftrace python3 libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0 nodejs npm"
 bench="$test heaptrack ltrace valgrind"
 

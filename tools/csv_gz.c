@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include "csv_gz.h"
 
@@ -62,7 +62,7 @@ static void part_path(char *out, size_t n, const struct csv_gz *w, int tmp)
 /* The header of a part, first in the buffer. */
 static void start_part(struct csv_gz *w)
 {
-	assert(w->used == 0 && !w->gz);
+	assert(w->used == 0 && !w->file);
 	size_t n = strlen(w->header);
 	memcpy(w->buf, w->header, n);
 	w->buf[n] = '\n';
@@ -79,14 +79,24 @@ int csv_gz_open(struct csv_gz *w, const char *dir, const char *header, uint64_t 
 	w->part_rows = part_rows;
 	w->total_rows = 0;
 	w->part = 0;
-	w->gz = NULL;
+	w->file = NULL;
 	w->failed = 0;
 	w->used = 0;
-	if (!w->dir)
+	/* level 1: several times faster than the default for 10-20% more bytes */
+	w->deflate = libdeflate_alloc_compressor(1);
+	w->out_cap = w->deflate ? libdeflate_gzip_compress_bound(w->deflate, CSV_GZ_BUF) : 0;
+	w->out = w->deflate ? malloc(w->out_cap) : NULL;
+	if (!w->dir || !w->out) {
+		free(w->dir);
+		free(w->out);
+		libdeflate_free_compressor(w->deflate);
 		return mt_error_set(e, dir, "out of memory");
+	}
 	if (make_dirs(w->dir) || remove_old_parts(w->dir)) {
 		int err = errno;
 		free(w->dir);
+		free(w->out);
+		libdeflate_free_compressor(w->deflate);
 		return mt_error_set(e, dir, "cannot create the partition: %s", strerror(err));
 	}
 	start_part(w);
@@ -95,17 +105,18 @@ int csv_gz_open(struct csv_gz *w, const char *dir, const char *header, uint64_t 
 
 void csv_gz_flush(struct csv_gz *w)
 {
-	if (!w->gz && !w->failed) {
+	if (!w->file && !w->failed) {
 		char path[4096];
 		part_path(path, sizeof path, w, 1);
-		/* level 1: several times faster than the default for 10-20% more bytes */
-		if (!(w->gz = gzopen(path, "wb1")))
-			w->failed = errno ? errno : ENOMEM;
-		else
-			gzbuffer(w->gz, CSV_GZ_BUF);
+		if (!(w->file = fopen(path, "w")))
+			w->failed = errno;
 	}
-	if (w->gz && !w->failed && w->used && gzwrite(w->gz, w->buf, (unsigned)w->used) != (int)w->used)
-		w->failed = errno ? errno : EIO;
+	if (w->file && !w->failed && w->used) {
+		size_t n = libdeflate_gzip_compress(w->deflate, w->buf, w->used, w->out, w->out_cap);
+		assert(n > 0); /* out_cap is the bound for a full buffer */
+		if (fwrite(w->out, 1, n, w->file) != n)
+			w->failed = errno ? errno : EIO;
+	}
 	w->used = 0;
 }
 
@@ -113,11 +124,11 @@ void csv_gz_flush(struct csv_gz *w)
 static void finish_part(struct csv_gz *w)
 {
 	csv_gz_flush(w);
-	if (!w->gz)
+	if (!w->file)
 		return;
-	int rc = gzclose(w->gz);
-	w->gz = NULL;
-	if (rc != Z_OK && !w->failed)
+	int rc = fclose(w->file);
+	w->file = NULL;
+	if (rc && !w->failed)
 		w->failed = errno ? errno : EIO;
 	char tmp[4096], final[4096];
 	part_path(tmp, sizeof tmp, w, 1);
@@ -180,6 +191,10 @@ int csv_gz_close(struct csv_gz *w, struct mt_error *e)
 		rc = mt_error_set(e, path, "cannot write: %s", strerror(w->failed));
 	}
 	free(w->dir);
+	free(w->out);
+	libdeflate_free_compressor(w->deflate);
 	w->dir = NULL;
+	w->out = NULL;
+	w->deflate = NULL;
 	return rc;
 }

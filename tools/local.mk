@@ -24,5 +24,5 @@ bin_PROGRAMS += tools/mtrace-report
 tools_mtrace_report_SOURCES = tools/mtrace-report.c tools/report.h tools/report_analyse.c \
 	tools/report_symbols.c tools/report_print.c tools/report_map.c tools/report_map.h \
 	tools/report_diff.c tools/report_export.c tools/csv_gz.c tools/csv_gz.h
-tools_mtrace_report_LDADD = lib/libmtformat.la -ldw -lelf -lz -lstdc++
+tools_mtrace_report_LDADD = lib/libmtformat.la -ldw -lelf -ldeflate -lstdc++
 dist_man1_MANS += docs/mtrace-report.1
