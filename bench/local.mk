@@ -37,3 +37,6 @@ EXTRA_DIST += bench/real_programs.sh
 # bench/fidelity.sh: a program run for real and replayed under each
 # allocator, and whether the two rankings agree.
 dist_noinst_SCRIPTS += bench/fidelity.sh
+
+# bench/export.sh: mtrace-report --export beside the other readers of a python3 trace.
+dist_noinst_SCRIPTS += bench/export.sh

@@ -59,18 +59,6 @@ command -v heaptrack >/dev/null && command -v heaptrack_print >/dev/null ||
 work=$(mktemp -d "$dir/mtk-report-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# timed LABEL RECORDS CMD...: one table line from /usr/bin/time's figures.
-timed() {
-	label=$1 recs=$2
-	shift 2
-	/usr/bin/time -f '%e %U %M' -o "$work/time" "$@" >/dev/null 2>"$work/err" ||
-		{ echo "$me: $label failed: $(tail -n 2 "$work/err")" >&2; return 0; }
-	read -r wall user rss <"$work/time"
-	awk -v l="$label" -v r="$recs" -v w="$wall" -v u="$user" -v m="$rss" 'BEGIN {
-		printf "%-16s %12d %8.2f %8.2f %10d %14.0f\n", l, r, w, u, m, (u > 0 ? r / u : 0) }'
-	echo "$recs $user" >"$work/last.$label"
-}
-
 echo "mtrace-report and heaptrack_print on bench/alloc_heavy, 1 thread; load average" \
 	"at start: $(cut -d' ' -f1 /proc/loadavg)"
 printf '%-16s %12s %8s %8s %10s %14s\n' reader records wall_s user_s max_rss_kb records/user_s

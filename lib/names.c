@@ -92,3 +92,15 @@ void mt_json_stop(FILE *out, uint32_t reason, uint64_t records)
 	mt_json_string(out, mt_stop_reason_name(reason));
 	fprintf(out, ",\"code\":%" PRIu32 ",\"calls\":%" PRIu64 "}", reason, records);
 }
+
+const char *mt_allocator_name(const struct mt_trace_info *in)
+{
+	static const char *const names[] = {
+		[MT_ALLOC_UNKNOWN] = "unknown", [MT_ALLOC_GLIBC] = "glibc",
+		[MT_ALLOC_JEMALLOC] = "jemalloc", [MT_ALLOC_TCMALLOC] = "tcmalloc",
+		[MT_ALLOC_MIMALLOC] = "mimalloc", [MT_ALLOC_OTHER] = "other",
+	};
+	if (in->allocator_name[0])
+		return in->allocator_name;
+	return in->allocator <= MT_ALLOC_OTHER ? names[in->allocator] : "unknown";
+}

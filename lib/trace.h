@@ -159,6 +159,9 @@ void mt_trace_merge_close(struct mt_trace_merge *m);
 /* Call names as printed by the tools ("malloc", "posix_memalign"...). */
 const char *mt_call_name(unsigned call);
 const char *mt_event_name(unsigned event);
+/* The allocator the recorder saw: its own name when it gave one, else
+ * "glibc", "jemalloc"... or "unknown". */
+const char *mt_allocator_name(const struct mt_trace_info *in);
 /* "file size limit", "disk full"...: why recording stopped early
  * (enum mt_stop_reason, MT_STOP_NONE excluded); "unknown reason" for a code
  * this reader does not know. */

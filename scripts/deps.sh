@@ -2,18 +2,20 @@
 # deps.sh - install the Debian packages malloc-trace-kit needs, if missing.
 #
 # Usage: scripts/deps.sh build|test|bench
-#   build: compiler, autotools, <sys/sdt.h>, libunwind (stacks), elfutils' libdw
+#   build: compiler, autotools, <sys/sdt.h>, libunwind (stacks), elfutils' libdw,
+#          libdeflate (gzip for mtrace-report --export)
 #   test:  build + the tools the tests drive (bpftrace, stap, readelf, chromium
 #          for the HTML pages), the other allocators the replay tests run
-#          against, and clang with its sanitizer and libFuzzer runtimes
-#          (scripts/fuzz.sh)
+#          against, clang with its sanitizer and libFuzzer runtimes
+#          (scripts/fuzz.sh), and node + npm (t-report-export.sh installs
+#          DuckDB's @duckdb/node-api from npm)
 #   bench: test + heaptrack and ltrace for side-by-side figures, /usr/bin/time,
 #          and the programs of the real-program corpus (bench/real.sh)
 # Runs apt-get only when something is missing; uses sudo when not root.
 set -eu
 
-build="gcc g++ make autoconf automake libtool pkg-config systemtap-sdt-dev libunwind-dev libdw-dev libelf-dev"
-test="$build elfutils binutils systemtap bpftrace python3 chromium libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0 clang libclang-rt-dev"
+build="gcc g++ make autoconf automake libtool pkg-config systemtap-sdt-dev libunwind-dev libdw-dev libelf-dev libdeflate-dev"
+test="$build elfutils binutils systemtap bpftrace python3 chromium libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0 clang libclang-rt-dev nodejs npm"
 bench="$test heaptrack ltrace valgrind time perl sqlite3 git zstd"
 
 case "${1:-build}" in
@@ -25,6 +27,8 @@ esac
 
 missing=
 for p in $want; do
+	# A node from elsewhere (NodeSource's nodejs bundles npm) serves as well.
+	case "$p" in nodejs | npm) command -v "${p%js}" >/dev/null && continue ;; esac
 	s=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
 	case "$s" in *"install ok installed"*) ;; *) missing="$missing $p" ;; esac
 done

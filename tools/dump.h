@@ -17,7 +17,6 @@ struct dump_opts {
 	uint64_t limit;   /* records to print; UINT64_MAX for all */
 };
 
-const char *dump_allocator_name(const struct mt_trace_info *in);
 const char *dump_ts_source_name(unsigned source);
 
 void dump_header(FILE *out, const struct mt_trace *t);

@@ -14,18 +14,6 @@
 
 #include "dump.h"
 
-const char *dump_allocator_name(const struct mt_trace_info *in)
-{
-	static const char *const names[] = {
-		[MT_ALLOC_UNKNOWN] = "unknown", [MT_ALLOC_GLIBC] = "glibc",
-		[MT_ALLOC_JEMALLOC] = "jemalloc", [MT_ALLOC_TCMALLOC] = "tcmalloc",
-		[MT_ALLOC_MIMALLOC] = "mimalloc", [MT_ALLOC_OTHER] = "other",
-	};
-	if (in->allocator_name[0])
-		return in->allocator_name;
-	return in->allocator <= MT_ALLOC_OTHER ? names[in->allocator] : "unknown";
-}
-
 const char *dump_ts_source_name(unsigned source)
 {
 	return source == MT_TS_TSC ? "tsc" : source == MT_TS_MONOTONIC_NS ? "monotonic" : "unknown";
@@ -73,7 +61,7 @@ void dump_header(FILE *out, const struct mt_trace *t)
 	fprintf(out, "# trace %s (format %u)\n", mt_trace_path(t), in->version);
 	fprintf(out, "# pid %" PRIu32 ", ppid %" PRIu32 ", exe %s\n", in->pid, in->ppid,
 		in->exe[0] ? in->exe : "(unknown)");
-	fprintf(out, "# allocator %s, %u-byte pointers, %s-endian\n", dump_allocator_name(in),
+	fprintf(out, "# allocator %s, %u-byte pointers, %s-endian\n", mt_allocator_name(in),
 		in->ptr_size, in->endian == 2 ? "big" : "little");
 	fprintf(out, "# timestamps %s at %" PRIu64 " Hz, started %s\n",
 		dump_ts_source_name(in->ts_source), in->ts_freq, when);

@@ -139,7 +139,7 @@ static void print_json_header(FILE *out, const struct mt_trace *t)
 		in->version, in->pid, in->ppid);
 	mt_json_string(out, in->exe);
 	fputs(",\"allocator\":", out);
-	mt_json_string(out, dump_allocator_name(in));
+	mt_json_string(out, mt_allocator_name(in));
 	fprintf(out, ",\"ptr_size\":%u,\"ts_source\":\"%s\",\"ts_freq\":%" PRIu64
 		     ",\"start_realtime_ns\":%" PRIu64 ",\"closed\":%s,\"dropped\":%" PRIu64
 		     ",\"windows\":%zu,\"stacks\":%zu,\"modules\":%zu",

@@ -19,9 +19,9 @@ dist_man1_MANS += docs/mtrace-record.1
 bin_PROGRAMS += tools/mtrace-report
 tools_mtrace_report_SOURCES = tools/mtrace-report.c tools/report.h tools/report_analyse.c \
 	tools/report_symbols.c tools/report_print.c tools/report_map.c tools/report_map.h \
-	tools/report_diff.c
+	tools/report_diff.c tools/report_export.c tools/csv_gz.c tools/csv_gz.h
 # --html: the page (report_html.c) and its time series (report_timeline.c).
 tools_mtrace_report_SOURCES += tools/report_html.c tools/report_timeline.c \
 	tools/report_timeline.h
-tools_mtrace_report_LDADD = lib/libmtformat.la lib/libmthtml.la -ldw -lelf -lstdc++ -lm
+tools_mtrace_report_LDADD = lib/libmtformat.la lib/libmthtml.la -ldw -lelf -ldeflate -lstdc++ -lm
 dist_man1_MANS += docs/mtrace-report.1

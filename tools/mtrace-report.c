@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,11 @@ static void usage(FILE *out)
 		"      --diff=BASE     the call sites whose allocations, leaks and peak changed\n"
 		"                      most from trace BASE to trace NEW (matched by function)\n"
 		"      --html=FILE     one self-contained HTML page of charts and tables\n"
+		"      --export=DIR    write the traces as gzip CSV tables under DIR\n"
+		"                      (calls, blocks, stacks, processes) for SQL engines\n"
+		"      --host=NAME     the host partition of --export (default: this host's name)\n"
+		"      --jobs=N        --export N traces at once (default 1)\n"
+		"      --part-rows=N   rows per --export file (default 1000000)\n"
 		"  -h, --help          show this help and exit\n"
 		"  -V, --version       show the version and exit\n"
 		"\n"
@@ -48,7 +54,22 @@ static void usage(FILE *out)
 		prog, prog);
 }
 
-enum { OPT_LEAKS = 256, OPT_PEAK, OPT_TEMPORARY, OPT_FOLDED, OPT_WEIGHT, OPT_DIFF, OPT_HTML };
+enum { OPT_LEAKS = 256, OPT_PEAK, OPT_TEMPORARY, OPT_FOLDED, OPT_WEIGHT, OPT_DIFF, OPT_HTML, OPT_EXPORT,
+       OPT_HOST, OPT_JOBS, OPT_PART_ROWS };
+
+/* A count from 1 to max for option name; 0, or -1 after saying why not. */
+static int export_count(const char *name, const char *arg, uint64_t max, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	*out = strtoull(arg, &end, 10);
+	if (!*arg || *end || errno || arg[0] == '-' || *out == 0 || *out > max) {
+		fprintf(stderr, "%s: %s: '%s' is not a count from 1 to %" PRIu64 "\n", prog, name, arg,
+			max);
+		return -1;
+	}
+	return 0;
+}
 
 static const char *html_path;
 
@@ -64,12 +85,17 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 		{ "weight", required_argument, NULL, OPT_WEIGHT },
 		{ "diff", required_argument, NULL, OPT_DIFF },
 		{ "html", required_argument, NULL, OPT_HTML },
+		{ "export", required_argument, NULL, OPT_EXPORT },
+		{ "host", required_argument, NULL, OPT_HOST },
+		{ "jobs", required_argument, NULL, OPT_JOBS },
+		{ "part-rows", required_argument, NULL, OPT_PART_ROWS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
-	*o = (struct report_opts){ .top = 10 };
+	uint64_t jobs = 1;
+	*o = (struct report_opts){ .top = 10, .jobs = 1, .part_rows = 1000000 };
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":n:jhV", longopts, NULL)) != -1) {
 		char *end;
@@ -79,6 +105,15 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 		case OPT_TEMPORARY: o->sections |= SEC_TEMPORARY; break;
 		case OPT_FOLDED: o->folded = 1; break;
 		case OPT_DIFF: o->diff_base = optarg; break;
+		case OPT_EXPORT: o->export_dir = optarg; break;
+		case OPT_HOST: o->host = optarg; break;
+		case OPT_JOBS:
+		case OPT_PART_ROWS:
+			if (export_count(c == OPT_JOBS ? "--jobs" : "--part-rows", optarg,
+					 c == OPT_JOBS ? 1024 : UINT64_MAX, c == OPT_JOBS ? &jobs : &o->part_rows))
+				return -1;
+			o->jobs = (unsigned)jobs;
+			break;
 		case 'j': o->json = 1; break;
 		case OPT_HTML: html_path = optarg; break;
 		case 'n':
@@ -113,6 +148,11 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 	}
 	if (html_path && (o->json || o->folded || !*html_path)) {
 		fprintf(stderr, "%s: --html needs a file name and goes without --json and --folded\n",
+			prog);
+		return -1;
+	}
+	if (o->export_dir && (o->json || o->folded || o->diff_base || o->sections || html_path)) {
+		fprintf(stderr, "%s: --export takes no other output option; try '%s --help'\n", prog,
 			prog);
 		return -1;
 	}
@@ -220,6 +260,8 @@ int main(int argc, char **argv)
 	struct report_opts o;
 	if (parse_options(argc, argv, &o))
 		return 2;
+	if (o.export_dir)
+		return mt_stdout_checked(prog, export_traces(argv + optind, argc - optind, &o));
 	if (o.diff_base)
 		return mt_stdout_checked(prog, diff_files(o.diff_base, argv[optind], &o));
 	if (html_path && !(o.html = fopen(html_path, "w"))) {

@@ -56,6 +56,14 @@ void timeline_event(struct timeline *tl, uint64_t ts, unsigned event);
 /* analyse, feeding tl (when not NULL) with every change of the first walk. */
 int analyse_timeline(const struct mt_trace *t, struct analysis *a, struct timeline *tl,
 		     struct mt_error *e);
+/* A timestamp of t as nanoseconds since the recording started. */
+static inline uint64_t trace_ns(const struct mt_trace_info *in, uint64_t ts)
+{
+	uint64_t ticks = ts - in->start_ts;
+	if (in->ts_freq == 1000000000u)
+		return ticks;
+	return (uint64_t)((unsigned __int128)ticks * 1000000000u / in->ts_freq);
+}
 
 /* log2 bucket of v: 0 for 0, else 1 + floor(log2 v). */
 static inline unsigned hist_bucket(uint64_t v)
@@ -96,6 +104,10 @@ struct report_opts {
 	int weight_count;      /* --folded weighs by calls, not bytes */
 	const char *diff_base; /* --diff=BASE */
 	FILE *html;            /* --html's page, or NULL */
+	const char *export_dir; /* --export=DIR */
+	const char *host;      /* --host=NAME, NULL for gethostname() */
+	uint64_t part_rows;    /* --part-rows=N */
+	unsigned jobs;         /* --jobs=N */
 };
 
 void report_text(FILE *out, const struct mt_trace *t, struct analysis *a, struct symbols *s,
@@ -113,5 +125,9 @@ const struct site **report_ranked(const struct analysis *a, unsigned section, si
 /* One trace's section of the --html page: charts, flame graphs, tables. */
 void report_html(FILE *out, const struct mt_trace *t, struct analysis *a, struct symbols *s,
 		 struct timeline *tl, const struct report_opts *o);
+
+/* --export: the traces as partitioned gzip CSV tables under o->export_dir
+ * (report_export.c); the exit status. */
+int export_traces(char *const *paths, int n, const struct report_opts *o);
 
 #endif

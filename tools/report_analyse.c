@@ -67,13 +67,6 @@ static uint32_t site_of(struct walk *w, uint64_t stack)
 	return k->site;
 }
 
-static uint64_t ts_ns(const struct mt_trace *t, uint64_t ts)
-{
-	const struct mt_trace_info *in = mt_trace_get_info(t);
-	uint64_t ticks = ts - in->start_ts;
-	return (uint64_t)((unsigned __int128)ticks * 1000000000u / in->ts_freq);
-}
-
 static void release(struct walk *w, uint64_t ptr, size_t thread, uint64_t ts)
 {
 	struct block *b = u64map_find(&w->live, ptr);
@@ -87,7 +80,8 @@ static void release(struct walk *w, uint64_t ptr, size_t thread, uint64_t ts)
 	if (w->counting) {
 		struct analysis *a = w->a;
 		a->frees++;
-		a->lifetime_hist[hist_bucket(ts_ns(w->t, ts) - ts_ns(w->t, b->ts))]++;
+		a->lifetime_hist[hist_bucket(trace_ns(mt_trace_get_info(w->t), ts) -
+					       trace_ns(mt_trace_get_info(w->t), b->ts))]++;
 		if (b->thread == thread && w->last_alloc[thread] == ptr) {
 			a->sites[b->site].temp_count++;
 			a->sites[b->site].temp_bytes += b->size;
