@@ -71,12 +71,19 @@ static uint64_t x_of(const struct timeline *tl, uint64_t ts)
 	return ts > tl->start_ts ? ts - tl->start_ts : 0;
 }
 
+/* A byte level as the columns hold it: a live heap past 2^63 bytes, which
+ * only absurd recorded sizes make, is drawn at the top. */
+static int64_t byte_level(uint64_t bytes)
+{
+	return bytes > INT64_MAX ? INT64_MAX : (int64_t)bytes;
+}
+
 /* The levels after a change of group g's, in column col. */
 static void levels(struct timeline *tl, size_t col, uint32_t g)
 {
-	columns_level(&tl->cols, col, TL_BYTES, tl->bytes);
+	columns_level(&tl->cols, col, TL_BYTES, byte_level(tl->bytes));
 	columns_level(&tl->cols, col, TL_BLOCKS, tl->blocks);
-	columns_level(&tl->cols, col, TL_GROUP_BYTES + g, tl->group_bytes[g]);
+	columns_level(&tl->cols, col, TL_GROUP_BYTES + g, byte_level(tl->group_bytes[g]));
 	columns_level(&tl->cols, col, TL_GROUP_BLOCKS(tl->ngroups) + g, tl->group_blocks[g]);
 }
 
@@ -84,9 +91,9 @@ void timeline_alloc(struct timeline *tl, uint64_t ts, size_t thread, uint64_t si
 {
 	size_t col = columns_at(&tl->cols, x_of(tl, ts));
 	uint32_t g = tl->group_of[thread];
-	tl->bytes += (int64_t)size;
+	tl->bytes += size;
 	tl->blocks++;
-	tl->group_bytes[g] += (int64_t)size;
+	tl->group_bytes[g] += size;
 	tl->group_blocks[g]++;
 	columns_add(&tl->cols, col, TL_CALLS, 1);
 	columns_add(&tl->cols, col, TL_ALLOC_BYTES, size);
@@ -97,9 +104,9 @@ void timeline_free(struct timeline *tl, uint64_t ts, size_t thread, uint64_t siz
 {
 	size_t col = columns_at(&tl->cols, x_of(tl, ts));
 	uint32_t g = tl->group_of[thread];
-	tl->bytes -= (int64_t)size;
+	tl->bytes -= size;
 	tl->blocks--;
-	tl->group_bytes[g] -= (int64_t)size;
+	tl->group_bytes[g] -= size;
 	tl->group_blocks[g]--;
 	levels(tl, col, g);
 }

@@ -32,8 +32,10 @@ struct timeline {
 	int other;                  /* the last group is "other threads" */
 	uint32_t *group_of;         /* by thread index */
 	uint32_t group_tid[TL_GROUPS];
-	int64_t bytes, blocks;
-	int64_t group_bytes[TL_GROUPS], group_blocks[TL_GROUPS];
+	/* Unsigned: a trace may record sizes near 2^63 (a huge malloc that
+	 * succeeded), whose sum must wrap, not overflow. */
+	uint64_t bytes, group_bytes[TL_GROUPS];
+	int64_t blocks, group_blocks[TL_GROUPS];
 };
 
 #endif
