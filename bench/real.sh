@@ -195,9 +195,11 @@ measure() {
 	d=$work/$p
 	mkdir -p "$d"
 	cd "$d"
+	# fail_row STEP LOG [ROW]: the failure in place of rec.row (and
+	# rep.row), or of ROW alone when given.
 	fail_row() {
-		printf '%-9s  %s\n' "$p" "FAILED at $1: see $d/$2.err (run with --keep)" >rec.row
-		: >rep.row
+		printf '%-9s  %s\n' "$p" "FAILED at $1: see $d/$2.err (run with --keep)" >"${3:-rec.row}"
+		[ -n "${3:-}" ] || : >rep.row
 		keep=1
 		trap 'echo "$me: inputs, traces, workloads and logs kept in $work" >&2' EXIT
 	}
@@ -218,13 +220,6 @@ measure() {
 		{ fail_row recording rec; return 0; }
 	rec_ns=$(field rec.time 1)
 	rec_cpu=$(field rec.time 3)
-	if [ "$stacks" = 1 ]; then
-		say "$p: recording with stacks"
-		timed stk run_"$p" "$record" -q --no-children --stacks -o "$d/s.mtr" -- ||
-			{ fail_row "recording with stacks" stk; return 0; }
-		say "$p: running under heaptrack"
-		timed ht run_"$p" heaptrack -o "$d/ht" || { fail_row heaptrack ht; return 0; }
-	fi
 	say "$p: converting"
 	timed conv direct "$t2w" --json "$d/t.wl" "$d/t.mtr" || { fail_row trace2wl conv; return 0; }
 	say "$p: replaying"
@@ -262,7 +257,15 @@ measure() {
 		"$(fmt=%.2f calc "$wbytes / $calls")" "$(fmt=%.2f calc "$rep_ns / 1e9")" \
 		"$(own_range)" \
 		"$(calc "$before_kb / 1024")" "$(calc "$rep_kb / 1024")" >rep.row
-	[ "$stacks" = 0 ] || stacks_row
+	if [ "$stacks" = 1 ]; then
+		say "$p: recording with stacks"
+		if ! timed stk run_"$p" "$record" -q --no-children --stacks -o "$d/s.mtr" --; then
+			fail_row "recording with stacks" stk stk.row
+		else
+			say "$p: running under heaptrack"
+			if timed ht run_"$p" heaptrack -o "$d/ht"; then stacks_row; else fail_row heaptrack ht stk.row; fi
+		fi
+	fi
 	[ "$keep" = 1 ] || rm -f t.mtr t.wl s.mtr ht.*
 	say "$p: done (load $(load))"
 }
