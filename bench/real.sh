@@ -11,7 +11,10 @@
 #   2. records it with mtrace-record --no-children (the trace is on --dir),
 #   3. converts the trace with trace2wl,
 #   4. replays the workload with trace_run --touch=none,
-# and prints two tables: recording (time added per call, trace bytes per
+# With --stacks it also records each program with mtrace-record --stacks
+# and runs it under heaptrack, and prints a third table: issue #13's cost
+# target for recording with call stacks, side by side with heaptrack.
+# It prints two tables: recording (time added per call, trace bytes per
 # call) and conversion and replay (trace2wl calls/s and peak RSS, workload
 # bytes per call, trace_run's own cost per call and memory).  Times are
 # given from CPU time (user + sys) beside wall time: on a shared machine
@@ -25,7 +28,7 @@
 # Per-call times are shown as "-" for a program of under 100,000 calls
 # (zstd): there they measure process start-up, not calls.
 #
-# Usage: bench/real.sh [--quick] [--only NAME,...] [--builddir DIR] [--dir DIR] [--keep]
+# Usage: bench/real.sh [--quick] [--stacks] [--only NAME,...] [--builddir DIR] [--dir DIR] [--keep]
 set -eu
 
 me=real.sh
@@ -41,6 +44,8 @@ what each step costs per call.  About 4 minutes of CPU time in all: well
 under 10 minutes on a quiet 2-core machine.
 
   --quick         inputs divided by 4 (about a quarter of the time)
+  --stacks        also record with mtrace-record --stacks and run under
+                  heaptrack (about twice the time): a third table
   --only LIST     only these programs (comma-separated) of: $corpus
   --builddir DIR  configured build tree whose tools are measured (default:
                   the source tree if it is configured, else
@@ -73,6 +78,13 @@ Columns:
                   On a quiet machine and one thread the two meet.
   before MB       "Replayer: N Kb resident before the clock started"
   tr peak MB      trace_run's peak RSS as a process (/usr/bin/time)
+With --stacks:
+  stk ns/call     time mtrace-record --stacks (64 frames) adds per call, CPU
+  ht ns/call      time heaptrack -o FILE adds per call, CPU (its
+                  heaptrack_interpret child included)
+  ht/stk          their ratio, from CPU time; target: at least 3
+  stk B/call      trace bytes per call with stacks; target: at most 12
+  target          PASS when both targets hold, else MISS
 EOF
 }
 
@@ -81,9 +93,11 @@ only=
 builddir=
 dir=${TMPDIR:-/tmp}
 keep=0
+stacks=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) scale=4 ;;
+	--stacks) stacks=1 ;;
 	--only) [ $# -ge 2 ] || die "--only needs a list"; only=$2; shift ;;
 	--only=*) only=${1#--only=} ;;
 	--builddir) [ $# -ge 2 ] || die "--builddir needs a directory"; builddir=$2; shift ;;
@@ -105,6 +119,8 @@ if [ -n "$only" ]; then
 	done
 fi
 [ -d "$dir" ] && [ -w "$dir" ] || die "--dir: '$dir' is not a writable directory"
+[ "$stacks" = 0 ] || command -v heaptrack >/dev/null ||
+	die "--stacks: heaptrack is missing (Debian package heaptrack; scripts/deps.sh bench)"
 [ -x /usr/bin/time ] || die "/usr/bin/time is missing (Debian package time; scripts/deps.sh bench)"
 
 use_builddir
@@ -155,6 +171,23 @@ direct() { "$@"; }
 # field FILE N: the Nth word of the file's first line.
 field() { awk -v n="$2" 'NR == 1 { print $n }' "$1"; }
 
+# stacks_row: the third table's row of the program measured, into stk.row.
+stacks_row() {
+	sbytes=$(stat -c %s s.mtr)
+	stk=$(per_call "($(field stk.time 3) - $best_cpu) / $calls")
+	ht=$(per_call "($(field ht.time 3) - $best_cpu) / $calls")
+	spc=$(fmt=%.2f calc "$sbytes / $calls")
+	ratio=- verdict=-
+	if [ "$stk" != - ]; then
+		ratio=$(fmt=%.2f calc "$ht / ($stk > 0 ? $stk : 0.1)")
+		verdict=$(calc "($ratio >= 3 && $spc <= 12) ? 1 : 0" | sed 's/^1.*/PASS/; s/^0.*/MISS/')
+	fi
+	printf '%-9s %10s %11s %8s %10s %11s %8s %7s %10s %6s\n' "$p" "$calls" "$stk" \
+		"$(per_call "($(field stk.time 1) - $best) / $calls")" "$spc" "$ht" \
+		"$(per_call "($(field ht.time 1) - $best) / $calls")" "$ratio" \
+		"$(calc "$(field ht.time 2) / 1024")" "$verdict" >stk.row
+}
+
 # measure NAME: every step for one program, in $work/NAME; prints the two
 # rows into $work/NAME/rec.row and $work/NAME/rep.row.
 measure() {
@@ -162,9 +195,11 @@ measure() {
 	d=$work/$p
 	mkdir -p "$d"
 	cd "$d"
+	# fail_row STEP LOG [ROW]: the failure in place of rec.row (and
+	# rep.row), or of ROW alone when given.
 	fail_row() {
-		printf '%-9s  %s\n' "$p" "FAILED at $1: see $d/$2.err (run with --keep)" >rec.row
-		: >rep.row
+		printf '%-9s  %s\n' "$p" "FAILED at $1: see $d/$2.err (run with --keep)" >"${3:-rec.row}"
+		[ -n "${3:-}" ] || : >rep.row
 		keep=1
 		trap 'echo "$me: inputs, traces, workloads and logs kept in $work" >&2' EXIT
 	}
@@ -222,7 +257,16 @@ measure() {
 		"$(fmt=%.2f calc "$wbytes / $calls")" "$(fmt=%.2f calc "$rep_ns / 1e9")" \
 		"$(own_range)" \
 		"$(calc "$before_kb / 1024")" "$(calc "$rep_kb / 1024")" >rep.row
-	[ "$keep" = 1 ] || rm -f t.mtr t.wl
+	if [ "$stacks" = 1 ]; then
+		say "$p: recording with stacks"
+		if ! timed stk run_"$p" "$record" -q --no-children --stacks -o "$d/s.mtr" --; then
+			fail_row "recording with stacks" stk stk.row
+		else
+			say "$p: running under heaptrack"
+			if timed ht run_"$p" heaptrack -o "$d/ht"; then stacks_row; else fail_row heaptrack ht stk.row; fi
+		fi
+	fi
+	[ "$keep" = 1 ] || rm -f t.mtr t.wl s.mtr ht.*
 	say "$p: done (load $(load))"
 }
 
@@ -262,3 +306,10 @@ echo "Conversion (trace2wl) and replay (trace_run --touch=none, glibc)"
 printf '%-9s %7s %7s %8s %9s %9s %13s %9s %10s\n' program "t2w M/s" "(wall)" "t2w MB" \
 	"wl B/call" "replay s" "own ns/call" "before MB" "tr peak MB"
 for p in $programs; do [ ! -f "$work/$p/rep.row" ] || cat "$work/$p/rep.row"; done
+if [ "$stacks" = 1 ]; then
+	echo
+	echo "With call stacks (mtrace-record --stacks) beside heaptrack; targets: ht/stk >= 3, stk B/call <= 12"
+	printf '%-9s %10s %11s %8s %10s %11s %8s %7s %10s %6s\n' program calls "stk ns/call" "(wall)" \
+		"stk B/call" "ht ns/call" "(wall)" "ht/stk" "ht peak MB" target
+	for p in $programs; do [ ! -f "$work/$p/stk.row" ] || cat "$work/$p/stk.row"; done
+fi
