@@ -83,14 +83,8 @@ static int parse_options(int argc, char **argv, struct dump_opts *o)
 		case 'h': usage(stdout); exit(mt_stdout_checked(prog, 0));
 		case 'V': printf("%s (%s) %s\n", prog, PACKAGE_NAME, PACKAGE_VERSION);
 			exit(mt_stdout_checked(prog, 0));
-		case ':':
-			fprintf(stderr, "%s: option '%s' needs an argument; try '%s --help'\n", prog,
-				argv[optind - 1], prog);
-			return -1;
 		default:
-			fprintf(stderr, "%s: unknown option '%s'; try '%s --help'\n", prog,
-				argv[optind - 1], prog);
-			return -1;
+			return mt_bad_option(prog, c, argv[optind - 1]);
 		}
 	}
 	if (optind == argc) {
@@ -126,14 +120,10 @@ static int list_records(const struct mt_trace *t, const struct dump_opts *o, str
 
 static int dump_file(const char *path, const struct dump_opts *o)
 {
-	struct mt_error e;
-	struct mt_trace *t = mt_trace_open(path, &e);
-	if (!t) {
-		mt_error_print(prog, &e);
+	struct mt_trace *t = mt_tool_open_trace(prog, path);
+	if (!t)
 		return 1;
-	}
-	for (const char *const *w = mt_trace_warnings(t); *w; w++)
-		fprintf(stderr, "%s: %s\n", prog, *w);
+	struct mt_error e;
 	int rc;
 	if (o->stats) {
 		rc = dump_stats(stdout, t, o, &e);

@@ -136,14 +136,8 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 		case 'V':
 			printf("%s (%s) %s\n", prog, PACKAGE_NAME, PACKAGE_VERSION);
 			exit(mt_stdout_checked(prog, 0));
-		case ':':
-			fprintf(stderr, "%s: option '%s' needs an argument; try '%s --help'\n", prog,
-				argv[optind - 1], prog);
-			return -1;
 		default:
-			fprintf(stderr, "%s: unknown option '%s'; try '%s --help'\n", prog,
-				argv[optind - 1], prog);
-			return -1;
+			return mt_bad_option(prog, c, argv[optind - 1]);
 		}
 	}
 	if (html_path && (o->json || o->folded || !*html_path)) {
@@ -184,12 +178,8 @@ static int load(const char *path, const struct report_opts *o, struct mt_trace *
 	*s = NULL;
 	*tl = NULL;
 	memset(a, 0, sizeof *a);
-	if (!(*t = mt_trace_open(path, &e))) {
-		mt_error_print(prog, &e);
+	if (!(*t = mt_tool_open_trace(prog, path)))
 		return -1;
-	}
-	for (const char *const *w = mt_trace_warnings(*t); *w; w++)
-		fprintf(stderr, "%s: %s\n", prog, *w);
 	if (o->html)
 		*tl = timeline_open(*t);
 	int rc = o->html && !*tl ? mt_error_set(&e, path, "out of memory")

@@ -32,6 +32,7 @@
 
 #include "csv_gz.h"
 #include "report.h"
+#include "tool_output.h"
 #include "report_map.h"
 
 #define EXPORT_SCHEMA "malloc-trace-kit table export, version 1\n"
@@ -300,14 +301,10 @@ static int open_table(struct csv_gz *w, const struct mt_trace *t, const char *ta
 
 static int export_one(const char *path, const struct report_opts *o, const char *host)
 {
-	struct mt_error e;
-	struct mt_trace *t = mt_trace_open(path, &e);
-	if (!t) {
-		mt_error_print(prog, &e);
+	struct mt_trace *t = mt_tool_open_trace(prog, path);
+	if (!t)
 		return 1;
-	}
-	for (const char *const *w = mt_trace_warnings(t); *w; w++)
-		fprintf(stderr, "%s: %s\n", prog, *w);
+	struct mt_error e;
 	struct exporter *x = calloc(1, sizeof *x);
 	struct csv_gz *side = malloc(sizeof *side); /* stacks, then processes */
 	struct symbols *s = symbols_open(t);
