@@ -434,7 +434,8 @@ static int setup(struct conv *c, const struct conv_opts *o)
 		if (x->ahead_count ? take_head(c, (uint32_t)s) : end_of_thread(x))
 			heap_push(c, (uint32_t)s);
 	}
-	c->w = mt_wl_writer_open(o->output, o->overwrite, o->timing, in->ptr_size, c->e);
+	c->timing = o->timing == CONV_TIMING_AUTO ? c->nsrc > 1 : o->timing == CONV_TIMING_ON;
+	c->w = mt_wl_writer_open(o->output, o->overwrite, c->timing, in->ptr_size, c->e);
 	return c->w ? 0 : -1;
 }
 
@@ -492,7 +493,6 @@ int convert(struct mt_trace *t, const struct conv_opts *opts, struct conv_result
 		.in_name = opts->input_name,
 		.out_name = opts->output,
 		.e = e,
-		.timing = opts->timing,
 	};
 	int rc = setup(&c, opts);
 	if (rc == 0)

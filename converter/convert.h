@@ -10,11 +10,18 @@
 #include "mt_error.h"
 #include "trace.h"
 
+/* Whether the workload keeps each call's time.  By default a trace of
+ * more than one thread keeps them: trace_run needs them to hold the threads
+ * to the recorded order, and without it a producer runs ahead of its
+ * consumers.  One thread has no order to keep, and the times cost ~1 byte
+ * a call. */
+enum conv_timing { CONV_TIMING_AUTO, CONV_TIMING_ON, CONV_TIMING_OFF };
+
 struct conv_opts {
 	const char *input_name; /* for messages: the user's name, not a temporary one */
 	const char *output;
 	int overwrite;
-	int timing;     /* keep per-op ns deltas */
+	enum conv_timing timing; /* keep per-op ns deltas */
 	int progress;   /* progress with ETA on stderr (also when it is a terminal) */
 };
 

@@ -43,6 +43,8 @@ static void usage(FILE *out)
 		"  -p, --progress     print progress and the time left on standard error\n"
 		"                     (always when it is a terminal)\n"
 		"  -t, --timing       keep each call's time since the thread's previous one\n"
+		"                     (the default for traces of more than one thread)\n"
+		"  -T, --no-timing    leave the times out, whatever the threads\n"
 		"  -j, --json         print the summary (or --stats) as JSON\n"
 		"  -s, --stats        summarise an existing workload\n"
 		"  -d, --dump         print an existing workload, one line per op\n"
@@ -57,17 +59,19 @@ static int parse_options(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
 		{ "force", no_argument, NULL, 'f' },  { "progress", no_argument, NULL, 'p' },
-		{ "timing", no_argument, NULL, 't' }, { "json", no_argument, NULL, 'j' },
+		{ "timing", no_argument, NULL, 't' }, { "no-timing", no_argument, NULL, 'T' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "stats", no_argument, NULL, 's' },  { "dump", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },   { "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
-	while ((c = getopt_long(argc, argv, "fptjsdhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "fptTjsdhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f': o->conv.overwrite = 1; break;
 		case 'p': o->conv.progress = 1; break;
-		case 't': o->conv.timing = 1; break;
+		case 't': o->conv.timing = CONV_TIMING_ON; break;
+		case 'T': o->conv.timing = CONV_TIMING_OFF; break;
 		case 'j': o->json = 1; break;
 		case 's': o->mode = MODE_STATS; break;
 		case 'd': o->mode = MODE_DUMP; break;

@@ -172,7 +172,7 @@ printf '1  malloc(16) = #1\n1  malloc(32) = #2\n1  free(#1)\n' >want
 diff -u want dump >&2 || fail "MALLOC_TRACE log converted wrongly"
 # So does a malloc-log from the stap and bpftrace scripts, from a pipe too.
 printf '# mlog1 malloc-log\nmlog1 7 1000 malloc 24 = 0x1000\nmlog1 8 1100 free 0x1000\n' >calls.mlog
-cat calls.mlog | trace2wl mlog.wl - >sum || fail "malloc-log not converted"
+cat calls.mlog | trace2wl --no-timing mlog.wl - >sum || fail "malloc-log not converted"
 trace2wl --dump mlog.wl | grep -v '^#' >dump
 printf '7  malloc(24) = #1\n7  signal 0\n8  wait 0\n8  free(#1)\n' >want
 diff -u want dump >&2 || fail "malloc-log converted wrongly"

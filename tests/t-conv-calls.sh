@@ -75,6 +75,16 @@ trace2wl -f --json calls.wl calls.mtrace >sum.json || fail "trace2wl --json"
 for kv in '"threads":1' '"calls":22' '"never_freed":1' '"unknown_frees":0' '"events":1' '"bytes":'; do
 	grep -qF "$kv" sum.json || fail "--json summary lacks $kv: $(cat sum.json)"
 done
+# Without --timing, times are kept only for a trace of more than one
+# thread (trace_run holds such a replay to the recorded order); --no-timing
+# leaves them out there too.
+trace2wl --stats --json calls.wl | grep -qF '"timing":false' || fail "one thread: times kept by default"
+printf '1 100 malloc 8 = 0x10\n2 110 free 0x10\n' | "$top_builddir/tests/conv_mktrace" two.mtrace ||
+	fail "conv_mktrace"
+trace2wl two.wl two.mtrace >/dev/null || fail "two threads: trace2wl"
+trace2wl --stats --json two.wl | grep -qF '"timing":true' || fail "two threads: no times by default"
+trace2wl --no-timing -f two.wl two.mtrace >/dev/null || fail "two threads: --no-timing"
+trace2wl --stats --json two.wl | grep -qF '"timing":false' || fail "two threads: --no-timing kept times"
 # A failed reallocarray whose nmemb * size overflows asked for more than
 # memory holds, not for 0 bytes: the block stays live and the free is real.
 "$top_builddir/tests/conv_mktrace" overflow.mtrace <<'S' || fail "conv_mktrace"

@@ -11,7 +11,7 @@
 # conv NAME < SCRIPT: trace from the script, workload, and its dump.
 conv() {
 	"$top_builddir/tests/conv_mktrace" "$1.mtrace" || fail "$1: conv_mktrace"
-	trace2wl "$1.wl" "$1.mtrace" >"$1.sum" 2>"$1.err" || fail "$1: trace2wl: $(cat "$1.err")"
+	trace2wl --no-timing "$1.wl" "$1.mtrace" >"$1.sum" 2>"$1.err" || fail "$1: trace2wl: $(cat "$1.err")"
 	trace2wl --dump "$1.wl" >"$1.dump" || fail "$1: --dump failed"
 }
 

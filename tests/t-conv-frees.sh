@@ -15,7 +15,7 @@
 2 150 free_sized 0x9000 8
 2 160 free 0x2000
 S
-trace2wl frees.wl frees.mtrace >sum 2>err || fail "trace2wl: $(cat err)"
+trace2wl --no-timing frees.wl frees.mtrace >sum 2>err || fail "trace2wl: $(cat err)"
 expect_eq summary "trace2wl: 2 threads, 4 calls, 0 blocks never freed, 3 unknown frees, 1 double free -> frees.wl (334 bytes, 83.5 B/call)" "$(cat sum)"
 expect_eq report "trace2wl: frees.mtrace: double free of 0x1000 at record 1:3 (freed at 1:2)" "$(cat err)"
 trace2wl --dump frees.wl >dump || fail "--dump"

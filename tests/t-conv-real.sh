@@ -30,9 +30,10 @@ trace_calls() {
 		-e 's/0x[0-9a-f]+/P/g' -e 's/= (E[A-Z0-9]+|error [0-9]+)$/= NULL/' | sort -s -k1,1n
 }
 
-# The same view of a workload: sync ops are not calls.
+# The same view of a workload: sync ops are not calls, and the times a
+# workload of several threads keeps by default are left out.
 wl_calls() {
-	trace2wl --dump "$1" | sed -E -e '/^#/d' -e '/^[0-9]+  (signal|wait) /d' \
+	trace2wl --dump "$1" | sed -E -e '/^#/d' -e '/^[0-9]+  (signal|wait) /d' -e 's/  \+[0-9]+ns$//' \
 		-e 's/^([0-9]+)  /\1 /' -e 's/#[0-9]+/P/g' | sort -s -k1,1n
 }
 
