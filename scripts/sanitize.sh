@@ -120,6 +120,7 @@ tsan_workloads() {
 		"$u/tests/run_synth" prodcons "$d/prodcons.wl" 200 >/dev/null; then
 		tsan_replay "run_mt" "$d/mt.wl"
 		tsan_replay "run_mt --window=0" "$d/mt.wl" --window=0
+		tsan_replay "run_mt --unpaced" "$d/mt.wl" --unpaced
 		tsan_replay "500 busy threads" "$d/busy.wl"
 		tsan_replay "prodcons --pace" "$d/prodcons.wl" --pace
 	else

@@ -1,5 +1,5 @@
 /*
- * clock.c - keeping replay threads near one shared recorded clock.
+ * clock.c - keeping replay threads to the recording's concurrency.
  *
  * The sync points only say that a block is allocated before another thread
  * frees it.  Left at that, a producer thread runs as far ahead of its
@@ -7,31 +7,40 @@
  * program ever did, a different amount on every run.  So each thread
  * publishes where it is on the recording's clock (rt_thread.at: the
  * recorded time of the call it is about to make, or, while it waits on a
- * sync point, of the call that follows), and a thread more than the window
- * ahead of the slowest other thread waits for it.  The slowest thread is
- * never held back, and a thread waiting on a sync point publishes the time
- * of its next call, which in the recording came after the signal it waits
- * for; so the signaller is never more than the window ahead of it, and the
- * clock cannot deadlock a workload the load-time check accepted.
+ * sync point, of the call that follows), and a call that allocates waits
+ * until every other thread has come within the window of its recorded
+ * time.  Frees never wait.  Then, when an allocation recorded at T runs,
+ * every free recorded before T - window has run, and no allocation
+ * recorded after T has: the live set exceeds the recorded one at T -
+ * window by no more than what the threads allocated within the window.
+ * With a window of 0 the replay's ideal peak is at most the recorded one.
+ *
+ * Every wait is for a thread at an earlier recorded time, so the thread
+ * furthest behind never waits; a thread waiting on a sync point publishes
+ * the time of its next call, which in the recording came after the signal
+ * it waits for.  So the clock cannot deadlock a workload the load-time
+ * check accepted.
  *
  * Cost: on the replay path, per op whose time moved, a store to the
- * thread's own line and a load of wake_at (a line written only when a
- * thread starts or stops waiting) - a few instructions.  Past its limit (the
- * slowest time it last saw plus the window) a thread reads every other
- * thread's position; it waits on a futex word, woken by the thread that
- * moves past the time it needs.  That thread stores its position with a
- * plain store, so a wake-up can be missed in a race; the wait's 1 ms
- * timeout bounds what a miss costs rather than a locked instruction per op.
+ * thread's own line and a load of its wake_at (on the same line, written
+ * by others only when they start waiting on it) - a few instructions; per
+ * allocating call, one compare against the lowest position last seen.
+ * Past it, a thread reads every other thread's position and, if one is too
+ * far behind, yields the processor a few times and then sleeps on that
+ * thread's futex word, woken when it passes the time needed.  Waits are
+ * outside the timed calls.
  */
 #include "config.h"
 
 #include <limits.h>
+#include <sched.h>
+#include <linux/membarrier.h>
 #include <time.h>
 
 #include "replay_internal.h"
 #include "sync.h"
 
-enum { MISSED_WAKE_NS = 1000000 };
+enum { MISSED_WAKE_NS = 1000000, YIELDS = 4 };
 
 /* The lowest position among the other unfinished threads, and whose. */
 static uint64_t slowest(const struct rt_thread *t, uint32_t *who)
@@ -48,6 +57,41 @@ static uint64_t slowest(const struct rt_thread *t, uint32_t *who)
 	return low;
 }
 
+/*
+ * The slow thread stores its position and then loads its wake_at with no
+ * barrier between (one would cost every op ~10 ns), while a waiter stores
+ * wake_at and then loads the position: each could miss the other's store.
+ * A process-wide memory barrier here (membarrier(2), an interrupt to each
+ * processor running one of our threads) closes that: a position stored
+ * before it is seen below, and a wake_at stored before it is seen by any
+ * load after it.  The waiter, about to sleep in the kernel anyway, pays;
+ * without membarrier, the backstop bounds a missed wake-up.
+ */
+static void see_positions(const struct rt_replay *r)
+{
+	if (r->membarrier)
+		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+}
+
+/* Gives the processor to the other threads a few times while slow has not
+ * reached need: with more replay threads than processors the one awaited
+ * is often ready to run here, and a yield costs less than a sleep and a
+ * wake-up.  1 if it got there. */
+static int yield_until(const struct rt_thread *slow, uint64_t need)
+{
+	for (int i = 0; i < YIELDS; i++) {
+		if (atomic_load(&slow->at) >= need)
+			return 1;
+		sched_yield();
+	}
+	return atomic_load(&slow->at) >= need;
+}
+
+int rt_clock_setup(void)
+{
+	return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+
 uint64_t rt_clock_gate(struct rt_thread *t, uint64_t rec)
 {
 	struct rt_replay *r = t->r;
@@ -61,25 +105,30 @@ uint64_t rt_clock_gate(struct rt_thread *t, uint64_t rec)
 			return RT_AT_NONE;
 		if (rec - low <= window || rec < low)
 			return low + window;
-		/* Ask to be woken when the slowest thread reaches rec - window. */
-		uint64_t need = rec - window, cur = atomic_load(&r->wake_at);
-		while (need < cur && !atomic_compare_exchange_weak(&r->wake_at, &cur, need))
+		/* Ask the slowest thread to wake us when it reaches rec - window.
+		 * The sequence is read first: a lower wake_at already there,
+		 * which we rely on, may be used up before we sleep, and the
+		 * wake-up it makes changes the sequence. */
+		struct rt_thread *slow = &r->threads[who];
+		uint32_t seq = atomic_load(&slow->clock_seq);
+		uint64_t need = rec - window, cur = atomic_load(&slow->wake_at);
+		while (need < cur && !atomic_compare_exchange_weak(&slow->wake_at, &cur, need))
 			;
-		uint32_t seq = atomic_load(&r->clock_seq);
-		if (atomic_load(&r->threads[who].at) >= need)
+		see_positions(r);
+		if (yield_until(slow, need))
 			continue;
 		atomic_store_explicit(&t->behind, who, memory_order_relaxed);
 		atomic_store_explicit(&t->state, RT_GATED, memory_order_relaxed);
-		syscall(SYS_futex, (uint32_t *)&r->clock_seq, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, seq,
+		syscall(SYS_futex, (uint32_t *)&slow->clock_seq, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, seq,
 			&backstop, NULL, 0);
 		atomic_store_explicit(&t->state, RT_RUNNING, memory_order_relaxed);
 	}
 }
 
-void rt_clock_wake(struct rt_replay *r)
+void rt_clock_wake(struct rt_thread *t)
 {
-	if (atomic_exchange(&r->wake_at, RT_AT_NONE) == RT_AT_NONE)
+	if (atomic_exchange(&t->wake_at, RT_AT_NONE) == RT_AT_NONE)
 		return;
-	atomic_fetch_add(&r->clock_seq, 1);
-	rt_futex(&r->clock_seq, FUTEX_WAKE, INT_MAX);
+	atomic_fetch_add(&t->clock_seq, 1);
+	rt_futex(&t->clock_seq, FUTEX_WAKE, INT_MAX);
 }

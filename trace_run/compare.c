@@ -87,7 +87,12 @@ static void child_args(const struct rt_cli *cli, char *alloc_arg, char *timeline
 	snprintf(av[n++] = store[s++], 96, "--timer=%s", rt_timer_name(o->timer));
 	snprintf(av[n++] = store[s++], 96, "--sample-ms=%u", o->sample_ms);
 	snprintf(av[n++] = store[s++], 96, "--watchdog=%u", o->watchdog_s);
-	snprintf(av[n++] = store[s++], 96, "--window=%llu", (unsigned long long)o->window_us);
+	if (o->window_us == RT_WINDOW_AUTO)
+		av[n++] = "--window=auto";
+	else
+		snprintf(av[n++] = store[s++], 96, "--window=%llu", (unsigned long long)o->window_us);
+	if (o->unpaced)
+		av[n++] = "--unpaced";
 	if (o->trim_every)
 		snprintf(av[n++] = store[s++], 96, "--trim-every=%llu",
 			 (unsigned long long)o->trim_every);

@@ -33,8 +33,10 @@ static void usage(FILE *out)
 		"  -t, --touch=HOW        write into blocks after allocation and before free:\n"
 		"                         all (every byte, the default), page (one byte a page), none\n"
 		"  -p, --pace             follow the recorded time between calls\n"
-		"  -W, --window=USEC      keep threads within USEC of recorded time of each\n"
-		"                         other (default 1000; 0: only the sync points)\n"
+		"  -W, --window=USEC      an allocating call waits until every other thread is\n"
+		"                         within USEC of its recorded time (default auto: from\n"
+		"                         the workload's peak and allocation rate)\n"
+		"  -u, --unpaced          order the threads by their sync points alone\n"
 		"  -s, --sample-ms=MS     RSS sampling interval (default 10)\n"
 		"  -l, --timeline=FILE    write the samples as CSV:\n"
 		"                         time_ms,vmrss_kb,vmsize_kb,ideal_kb,calls\n"
@@ -125,9 +127,12 @@ static int one_option(int c, const char *arg, struct rt_cli *cli)
 			return bad("--sample-ms", arg, "a number of milliseconds from 1 to 60000");
 		cli->run.sample_ms = (unsigned)v;
 		return 0;
+	case 'u': cli->run.unpaced = 1; return 0;
 	case 'W':
-		if (parse_u64(arg, 0, 3600000000u, &cli->run.window_us))
-			return bad("--window", arg, "a number of microseconds from 0 (off) to 3600000000");
+		if (!strcmp(arg, "auto"))
+			cli->run.window_us = RT_WINDOW_AUTO;
+		else if (parse_u64(arg, 0, 3600000000u, &cli->run.window_us))
+			return bad("--window", arg, "auto or a number of microseconds up to 3600000000");
 		return 0;
 	case 'w':
 		if (parse_u64(arg, 0, 86400, &v))
@@ -193,6 +198,7 @@ int rt_parse_options(int argc, char **argv, struct rt_cli *cli)
 		{ "html", required_argument, NULL, OPT_HTML },
 		{ "watchdog", required_argument, NULL, 'w' },
 		{ "window", required_argument, NULL, 'W' },
+		{ "unpaced", no_argument, NULL, 'u' },
 		{ "timer", required_argument, NULL, OPT_TIMER },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
@@ -205,9 +211,9 @@ int rt_parse_options(int argc, char **argv, struct rt_cli *cli)
 	cli->run.touch = RT_TOUCH_ALL;
 	cli->run.sample_ms = 10;
 	cli->run.watchdog_s = 10;
-	cli->run.window_us = 1000;
+	cli->run.window_us = RT_WINDOW_AUTO;
 	opterr = 0; /* our own one-line messages */
-	while ((c = getopt_long(argc, argv, ":a:c:r:o:T:t:ps:l:w:W:jhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":a:c:r:o:T:t:ps:l:w:W:ujhV", longopts, NULL)) != -1) {
 		if (c == ':') {
 			fprintf(stderr, "%s: option '%s' needs an argument; try '%s --help'\n", prog,
 				argv[optind - 1], prog);

@@ -75,20 +75,45 @@ static int emulations(struct rt_replay *r, struct mt_error *e)
 
 /*
  * How the threads keep time.  The shared clock (clock.c) needs recorded
- * times and more than one thread.  --pace sleeps through idle stretches up
- * to the watchdog's interval (10 s when it is off), so a paced replay never
- * sits still longer than the watchdog allows.  Sync waits spin first only
- * when every replay thread can have a processor of its own (sync.h).
+ * times and more than one thread, and is on unless --unpaced.  --pace
+ * sleeps through idle stretches up to the watchdog's interval (10 s when it
+ * is off), so a paced replay never sits still longer than the watchdog
+ * allows.  Sync waits spin first only when every replay thread can have a
+ * processor of its own (sync.h).
  */
 static void clock_setup(struct rt_replay *r)
 {
 	const struct rt_opts *o = r->o;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	if (r->info->threads > 1 && (r->info->flags & MT_WLF_TIMING))
-		r->window_ns = o->window_us * 1000u;
+	r->clocked = r->info->threads > 1 && (r->info->flags & MT_WLF_TIMING) && !o->unpaced;
+	r->membarrier = r->clocked && rt_clock_setup();
 	r->idle_cap_ns = (uint64_t)(o->watchdog_s ? o->watchdog_s : 10) * 1000000000u;
 	r->spins = cpus > 0 && r->info->threads <= (uint64_t)cpus ? RT_SYNC_SPINS : 0;
-	atomic_store(&r->wake_at, RT_AT_NONE);
+}
+
+/*
+ * --window=auto, once the survey has summed the recorded allocations: the
+ * time in which the program, at its mean rate, allocated a fiftieth of its
+ * ideal peak.  Every thread may be that far ahead of the slowest when it
+ * allocates, so the replay's ideal peak stays within a few percent of the
+ * recorded one; a wider window makes fewer threads wait (each wait is a
+ * sleep and a wake-up, microseconds on a busy machine).  Kept within
+ * WINDOW_MIN_NS..WINDOW_MAX_NS: below, waits would outnumber calls; above,
+ * the window holds the recording's order no more than loosely anyway.
+ */
+enum { WINDOW_PEAK_SHARE = 50, WINDOW_MIN_NS = 5000, WINDOW_MAX_NS = 1000000 };
+
+static void clock_window(struct rt_replay *r)
+{
+	if (r->o->window_us != RT_WINDOW_AUTO) {
+		r->window_ns = r->o->window_us * 1000u;
+		return;
+	}
+	uint64_t span = r->last_call_ns > r->first_call_ns ? r->last_call_ns - r->first_call_ns : 0;
+	unsigned __int128 ns = r->alloc_bytes
+		? (unsigned __int128)r->info->ideal_peak * span / WINDOW_PEAK_SHARE / r->alloc_bytes
+		: WINDOW_MAX_NS;
+	r->window_ns = ns < WINDOW_MIN_NS ? WINDOW_MIN_NS : ns > WINDOW_MAX_NS ? WINDOW_MAX_NS : (uint64_t)ns;
 }
 
 struct tables {
@@ -125,6 +150,7 @@ static int build(struct rt_replay *r, struct tables *tb, struct mt_error *e)
 		t->usable_size = usable_size;
 		t->touch = r->o->touch;
 		t->page = r->page;
+		atomic_store(&t->wake_at, RT_AT_NONE);
 		t->index = i;
 		t->tid = wt->tid;
 		t->stream = mt_wl_stream(r->wl, i);
@@ -223,6 +249,9 @@ static void collect(const struct rt_replay *r, struct rt_result *res)
 	res->threads = r->info->threads;
 	res->samples = r->samples;
 	res->timed = (r->info->flags & MT_WLF_TIMING) != 0;
+	res->clocked = r->clocked;
+	if (res->timed && r->last_call_ns > r->first_call_ns)
+		res->recorded_span_ns = r->last_call_ns - r->first_call_ns;
 	res->window_us = r->window_ns / 1000u;
 	res->idle_stretches = r->ngaps;
 	res->idle_cap_ns = r->idle_cap_ns;
@@ -291,6 +320,7 @@ int rt_replay_run(const char *path, const struct rt_opts *o, struct rt_result *r
 	if (emulations(&r, e) || build(&r, &tb, e) || rt_survey(&r, e) || stats(&r, &tb, e) ||
 	    rt_monitor_open(&r, e))
 		goto out;
+	clock_window(&r);
 	rt_stream_setup(&r);
 	res->emulated = r.foreign;
 	if (spawn(&r, &started, e))

@@ -17,12 +17,15 @@
 
 enum rt_touch { RT_TOUCH_NONE, RT_TOUCH_PAGE, RT_TOUCH_ALL };
 
+#define RT_WINDOW_AUTO UINT64_MAX /* --window=auto: chosen from the workload (replay.c) */
+
 struct rt_opts {
 	enum rt_touch touch;
 	enum rt_timer_source timer;
 	uint64_t trim_every;  /* malloc_trim(0) every N calls of a thread; 0 never */
 	int pace;             /* follow the recorded time deltas */
-	uint64_t window_us;   /* shared clock window in recorded usec; 0 off */
+	uint64_t window_us;   /* shared clock window in recorded usec, or RT_WINDOW_AUTO */
+	int unpaced;          /* no shared clock: the sync points alone order threads */
 	unsigned sample_ms;   /* sampler interval */
 	unsigned watchdog_s;  /* no progress this long while waiting: exit 3 */
 	const char *timeline; /* CSV of the samples, or NULL */
@@ -47,7 +50,9 @@ struct rt_result {
 	uint64_t recorded_failed_ok;/* calls that failed when recorded but not now */
 	uint64_t samples;           /* sampler rows taken */
 	int timed;                  /* the workload has recorded times */
-	uint64_t window_us;         /* shared clock window in force; 0 none */
+	int clocked;                /* the shared clock ordered the threads */
+	uint64_t recorded_span_ns;  /* from the first recorded call to the last; 0 untimed */
+	uint64_t window_us;         /* its window */
 	uint64_t idle_stretches;    /* --pace: idle stretches shortened */
 	uint64_t idle_cap_ns;       /* to this */
 	uint64_t idle_cut_ns;       /* recorded time left out */

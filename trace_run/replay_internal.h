@@ -51,6 +51,11 @@ struct rt_thread {
 	_Atomic uint64_t due_ns;             /* while pacing: CLOCK_MONOTONIC to wake at */
 	_Atomic uint32_t behind;             /* while gated: the thread it waits for */
 	_Atomic int state;                   /* enum rt_state */
+	/* The shared clock's wake-ups (clock.c): the lowest position a gated
+	 * thread waits for this one to reach, and the futex word it sleeps
+	 * on.  Written by others only when one starts or stops waiting. */
+	_Atomic uint64_t wake_at;
+	_Atomic uint32_t clock_seq;
 	_Alignas(64) struct rt_replay *r;
 	/* Copies of what every call reads, one load away instead of two. */
 	struct rt_slot *slots;
@@ -84,7 +89,11 @@ struct rt_replay {
 	_Atomic uint32_t *syncs;   /* one word per sync point, see sync.h */
 	struct rt_thread *threads;
 	struct rt_callstat *stats; /* every thread's, see rt_thread.stat */
-	uint64_t window_ns;        /* shared clock window (clock.c); 0: off */
+	int clocked;               /* the shared clock orders the threads (clock.c) */
+	uint64_t window_ns;        /* its window */
+	int membarrier;            /* rt_clock_setup worked */
+	uint64_t alloc_bytes;      /* requested by the recorded allocating calls (survey.c) */
+	uint64_t first_call_ns, last_call_ns; /* recorded times of the first and last calls */
 	uint64_t idle_cap_ns;      /* --pace: longest idle stretch slept through */
 	struct rt_gap *gaps;       /* idle stretches longer than that, sorted */
 	size_t ngaps, gaps_bytes;
@@ -99,11 +108,6 @@ struct rt_replay {
 	 * exact in any interleaving without a lock. */
 	_Alignas(64) _Atomic int64_t ideal_live;
 	_Atomic int64_t ideal_peak;
-	/* The shared clock's wake-ups (clock.c): the lowest position a gated
-	 * thread waits for the slowest to reach, and the futex word it sleeps
-	 * on.  Written only when a thread starts or stops waiting. */
-	_Alignas(64) _Atomic uint64_t wake_at;
-	_Atomic uint32_t clock_seq;
 	/* Anonymous resident memory (statm's resident less shared: the
 	 * allocator's memory, not the stream windows mapped from the file),
 	 * in Kb: before the clock, and its peak during the replay, raised by
@@ -125,12 +129,14 @@ void *rt_thread_main(void *arg);
  * stretches --pace shortens (survey.c).  -1 with e set. */
 int rt_survey(struct rt_replay *r, struct mt_error *e);
 
-/* Thread t, about to make a call at recorded time rec past its limit,
- * waits until it is within the window of the slowest other thread; returns
- * its new limit (clock.c). */
+/* Thread t, about to make an allocating call at recorded time rec past
+ * its limit, waits until every other thread is within the window of rec;
+ * returns its new limit (clock.c). */
 uint64_t rt_clock_gate(struct rt_thread *t, uint64_t rec);
-/* Wakes the gated threads: a thread passed wake_at. */
-void rt_clock_wake(struct rt_replay *r);
+/* Registers the process for the clock's barriers; 1 if it could. */
+int rt_clock_setup(void);
+/* Wakes the threads gated on t: it passed its wake_at. */
+void rt_clock_wake(struct rt_thread *t);
 void *rt_monitor_main(void *arg);
 
 /* Opens the timeline before any thread exists, so a bad path is an

@@ -19,7 +19,8 @@
  * chain of dependent loads (stream bytes, then its slot) counts for more
  * than its instructions.  With more than one thread and
  * recorded times, each op whose time moved also stores the thread's
- * position on the shared clock and loads one shared word (clock.c);
+ * position on the shared clock and loads its own wake word, and each
+ * allocating call compares its time with the last bound seen (clock.c);
  * without the shared clock or --pace, recorded times cost only their
  * decoding.  Before each fast-path call, a prefetch of the next op's slot
  * (~10 instructions).  No allocation, no lock; system calls only at a
@@ -469,9 +470,9 @@ static inline void publish(struct rt_thread *t, uint64_t *published, uint64_t at
 	uint64_t was = *published, wake_at;
 	*published = at;
 	atomic_store_explicit(&t->at, at, memory_order_relaxed);
-	wake_at = atomic_load_explicit(&t->r->wake_at, memory_order_relaxed);
+	wake_at = atomic_load_explicit(&t->wake_at, memory_order_relaxed);
 	if (was < wake_at && at >= wake_at)
-		rt_clock_wake(t->r);
+		rt_clock_wake(t);
 }
 
 /* A replay thread's place in recorded time: rec, the time of its last
@@ -492,13 +493,21 @@ static inline __attribute__((always_inline)) void advance(struct rt_thread *t, s
 							  uint64_t delta)
 {
 	tl->rec += delta;
-	if (tl->clocked) {
+	if (tl->clocked)
 		publish(t, &tl->published, tl->rec);
-		if (tl->rec > tl->limit)
-			tl->limit = rt_clock_gate(t, tl->rec);
-	}
 	if (tl->pacing)
 		pace(t, &tl->pc, tl->rec);
+}
+
+/* Before a call that allocates: wait until every other thread has reached
+ * this call's recorded time, less the window (clock.c).  Frees never wait,
+ * so a block goes as early as the recording let it and comes no earlier:
+ * the live set never exceeds the recorded one by more than the window's
+ * allocations.  A compare against the last bound seen, but past it. */
+static inline void gate(struct rt_thread *t, struct timeline *tl)
+{
+	if (tl->clocked && tl->rec > tl->limit)
+		tl->limit = rt_clock_gate(t, tl->rec);
 }
 
 /* After each call: the count the monitor reads, and --trim-every's
@@ -549,7 +558,7 @@ void *rt_thread_main(void *arg)
 	const unsigned spins = r->spins;
 	struct mt_op_state st = mt_wl_first_state(r->info);
 	struct mt_op op;
-	struct timeline tl = { .clocked = r->window_ns != 0, .pacing = r->o->pace };
+	struct timeline tl = { .clocked = r->clocked, .pacing = r->o->pace };
 	uint64_t calls = 0, syncs = 0;
 
 	tl.used = tl.clocked || tl.pacing;
@@ -572,10 +581,12 @@ void *rt_thread_main(void *arg)
 				prefetch_slot(t, p, end, st.last_new, timing, objects);
 				if (tl.used && delta)
 					advance(t, &tl, delta);
-				if (code == MT_CALL_MALLOC)
+				if (code == MT_CALL_MALLOC) {
+					gate(t, &tl);
 					replay_malloc(t, obj, size, timer, overhead);
-				else
+				} else {
 					replay_free(t, obj, timer, overhead);
+				}
 				call_done(t, &calls, &until_trim, trim_every);
 				continue;
 			}
@@ -584,6 +595,8 @@ void *rt_thread_main(void *arg)
 			if (tl.used && op.delta_ns)
 				advance(t, &tl, op.delta_ns);
 			if (mt_op_is_call(op.code)) {
+				if (mt_call_allocates(op.code))
+					gate(t, &tl);
 				replay_call(t, &op, timer, overhead);
 				call_done(t, &calls, &until_trim, trim_every);
 				continue;

@@ -109,11 +109,11 @@ static void order_line(FILE *out, const struct rt_result *res)
 {
 	if (res->threads < 2)
 		return;
-	if (res->window_us)
-		fprintf(out, "Order: threads kept within %s usec of each other on the recorded clock "
-			"(--window)\n", rt_comma(res->window_us));
+	if (res->clocked)
+		fprintf(out, "Order: recorded; an allocation waits for the other threads to come within "
+			"%s usec of its time (--window)\n", rt_comma(res->window_us));
 	else if (res->timed)
-		fprintf(out, "Order: sync points only (--window=0)\n");
+		fprintf(out, "Order: sync points only (--unpaced)\n");
 	else
 		fprintf(out, "Order: sync points only (no recorded times: convert with trace2wl "
 			"--timing)\n");
@@ -159,6 +159,9 @@ void rt_report_text(FILE *out, const struct rt_result *res)
 		rt_comma(res->recorded_failed_ok));
 	fprintf(out, "Recorded ideal peak: %s Kb (trace2wl, in the recorded order)\n",
 		rt_comma((res->header_ideal_peak + 1023) / 1024));
+	if (res->recorded_span_ns)
+		fprintf(out, "Recorded span: %s usec from the first call to the last\n",
+			rt_comma(res->recorded_span_ns / 1000u));
 	order_line(out, res);
 	pacing_line(out, res);
 	fprintf(out, "Replayer: %s Kb resident before the clock started (tables, streams, "
@@ -210,7 +213,7 @@ void rt_report_json(FILE *out, const struct rt_result *res)
 		"\"header_ideal_peak_bytes\":%llu,\"replayer_kb\":%llu,\"held_kb\":%llu,"
 		"\"total_call_time\":%llu,"
 		"\"failed_now\":%llu,\"recorded_failed_ok\":%llu,\"samples\":%llu,"
-		"\"recorded_ideal_kb\":%llu,\"window_us\":%llu,\"idle_stretches\":%llu,"
+		"\"recorded_ideal_kb\":%llu,\"recorded_span_usec\":%llu,\"clocked\":%s,\"window_us\":%llu,\"idle_stretches\":%llu,"
 		"\"idle_cut_ns\":%llu,",
 		res->timer.unit, (unsigned long long)res->elapsed, (unsigned long long)res->wall_usec,
 		(unsigned long long)res->user_usec, (unsigned long long)res->sys_usec, res->threads,
@@ -222,7 +225,7 @@ void rt_report_json(FILE *out, const struct rt_result *res)
 		(unsigned long long)res->failed_now, (unsigned long long)res->recorded_failed_ok,
 		(unsigned long long)res->samples,
 		(unsigned long long)((res->header_ideal_peak + 1023) / 1024),
-		(unsigned long long)res->window_us, (unsigned long long)res->idle_stretches,
+		(unsigned long long)(res->recorded_span_ns / 1000u), res->clocked ? "true" : "false", (unsigned long long)res->window_us, (unsigned long long)res->idle_stretches,
 		(unsigned long long)res->idle_cut_ns);
 	fprintf(out, "\"timer\":{\"source\":\"%s\",\"chosen_by\":\"%s\",\"tsc_mhz\":%.1f,"
 		"\"freq_source\":\"%s\",\"overhead\":%llu},", rt_timer_name(res->timer.source),

@@ -87,7 +87,7 @@ static int survey_thread(struct rt_replay *r, uint32_t i, uint64_t cap, struct g
 	const int timing = (r->info->flags & MT_WLF_TIMING) != 0;
 	struct mt_op_state st = mt_wl_first_state(r->info);
 	struct mt_op op;
-	uint64_t rec = 0, last = 0;
+	uint64_t rec = 0, last = 0, first = UINT64_MAX;
 
 	mine->n = 0;
 	const uint8_t *held = p;
@@ -104,11 +104,20 @@ static int survey_thread(struct rt_replay *r, uint32_t i, uint64_t cap, struct g
 		if (!mt_op_is_call(op.code))
 			continue;
 		r->threads[i].used |= 1u << op.code;
+		if (mt_call_allocates(op.code) && op.new_obj &&
+		    __builtin_add_overflow(r->alloc_bytes, mt_op_requested(&op), &r->alloc_bytes))
+			r->alloc_bytes = UINT64_MAX;
+		if (first == UINT64_MAX)
+			first = rec;
 		if (r->o->pace && rec - last > cap && push(mine, last, rec))
 			return mt_error_set(e, mt_wl_path(r->wl), "out of memory for idle stretches");
 		last = rec;
 	}
 	mt_let_go(held, end);
+	if (first != UINT64_MAX) {
+		r->first_call_ns = first < r->first_call_ns ? first : r->first_call_ns;
+		r->last_call_ns = last > r->last_call_ns ? last : r->last_call_ns;
+	}
 	if (r->o->pace && push(mine, last, UINT64_MAX))
 		return mt_error_set(e, mt_wl_path(r->wl), "out of memory for idle stretches");
 	return 0;
@@ -119,6 +128,8 @@ int rt_survey(struct rt_replay *r, struct mt_error *e)
 	struct gaps all = { 0 }, mine = { 0 }, next = { 0 };
 	uint64_t cap = r->idle_cap_ns;
 	int rc = push(&all, 0, UINT64_MAX);
+
+	r->first_call_ns = UINT64_MAX;
 
 	for (uint32_t i = 0; !rc && i < r->info->threads; i++) {
 		rc = survey_thread(r, i, cap, &mine, e);
