@@ -78,6 +78,13 @@ Columns:
                   On a quiet machine and one thread the two meet.
   before MB       "Replayer: N Kb resident before the clock started"
   tr peak MB      trace_run's peak RSS as a process (/usr/bin/time)
+For the programs of several threads, the concurrency of that replay:
+  rec ideal Kb    the ideal peak trace2wl found in the recorded order
+  rep ideal Kb    the replay's Max Ideal RSS; ideal x: their ratio
+  rec span s      recorded time from the first call to the last
+  replay s        the replay's wall time, release to the last thread's end
+  span x          their ratio; win us: trace_run's window (--window=auto)
+  target          PASS when ideal x is within 0.9..1.1 and span x <= 2
 With --stacks:
   stk ns/call     time mtrace-record --stacks (64 frames) adds per call, CPU
   ht ns/call      time heaptrack -o FILE adds per call, CPU (its
@@ -188,6 +195,24 @@ stacks_row() {
 		"$(calc "$(field ht.time 2) / 1024")" "$verdict" >stk.row
 }
 
+# order_row: issue #12's concurrency target for a program of several
+# threads, from the replay's JSON, into order.row: Max Ideal RSS within 10%
+# of the recorded ideal peak, in at most twice the recorded span.
+order_row() {
+	rec_ideal=$(json_num replay.out header_ideal_peak_bytes)
+	rep_ideal=$(json_num replay.out ideal_peak_bytes)
+	span=$(json_num replay.out recorded_span_usec)
+	wall=$(json_num replay.out wall_usec)
+	ideal_x=$(fmt=%.3f calc "$rep_ideal / ($rec_ideal > 0 ? $rec_ideal : 1)")
+	span_x=$(fmt=%.2f calc "$wall / ($span > 0 ? $span : 1)")
+	verdict=$(calc "($ideal_x >= 0.9 && $ideal_x <= 1.1 && $span_x <= 2) ? 1 : 0" |
+		sed 's/^1.*/PASS/; s/^0.*/MISS/')
+	printf '%-9s %3s %12s %12s %8s %10s %10s %7s %7s %6s\n' "$p" "$threads" \
+		"$(calc "$rec_ideal / 1024")" "$(calc "$rep_ideal / 1024")" "$ideal_x" \
+		"$(fmt=%.3f calc "$span / 1e6")" "$(fmt=%.3f calc "$wall / 1e6")" "$span_x" \
+		"$(json_num replay.out window_us)" "$verdict" >order.row
+}
+
 # measure NAME: every step for one program, in $work/NAME; prints the two
 # rows into $work/NAME/rec.row and $work/NAME/rep.row.
 measure() {
@@ -257,6 +282,7 @@ measure() {
 		"$(fmt=%.2f calc "$wbytes / $calls")" "$(fmt=%.2f calc "$rep_ns / 1e9")" \
 		"$(own_range)" \
 		"$(calc "$before_kb / 1024")" "$(calc "$rep_kb / 1024")" >rep.row
+	[ "$threads" -lt 2 ] || order_row
 	if [ "$stacks" = 1 ]; then
 		say "$p: recording with stacks"
 		if ! timed stk run_"$p" "$record" -q --no-children --stacks -o "$d/s.mtr" --; then
@@ -306,6 +332,13 @@ echo "Conversion (trace2wl) and replay (trace_run --touch=none, glibc)"
 printf '%-9s %7s %7s %8s %9s %9s %13s %9s %10s\n' program "t2w M/s" "(wall)" "t2w MB" \
 	"wl B/call" "replay s" "own ns/call" "before MB" "tr peak MB"
 for p in $programs; do [ ! -f "$work/$p/rep.row" ] || cat "$work/$p/rep.row"; done
+if ls "$work"/*/order.row >/dev/null 2>&1; then
+	echo
+	echo "Concurrency of the replays above (programs of several threads); target: ideal x within 0.9..1.1, span x <= 2"
+	printf '%-9s %3s %12s %12s %8s %10s %10s %7s %7s %6s\n' program thr "rec ideal Kb" \
+		"rep ideal Kb" "ideal x" "rec span s" "replay s" "span x" "win us" target
+	for p in $programs; do [ ! -f "$work/$p/order.row" ] || cat "$work/$p/order.row"; done
+fi
 if [ "$stacks" = 1 ]; then
 	echo
 	echo "With call stacks (mtrace-record --stacks) beside heaptrack; targets: ht/stk >= 3, stk B/call <= 12"
