@@ -68,14 +68,13 @@ Columns:
   t2w MB          trace2wl's peak RSS
   wl B/call       workload bytes / calls
   replay s        trace_run's whole run (loading included), wall
-  own ns/call     trace_run's machinery per call, as LOW..HIGH: the time
-                  outside allocator calls over calls.  HIGH is elapsed x
-                  threads - time inside calls (the issue's measure; it also
-                  counts threads waiting for each other, and preemption);
-                  LOW is CPU time (user + sys) - time inside calls (the
-                  TSC inside a call also runs while the thread is preempted,
-                  so on a busy machine it is too low; 0 when negative).
-                  On a quiet machine and one thread the two meet.
+  own ns          trace_run's own cost per call ("Own cost"): its CPU time
+                  outside the allocator's calls, less the timer's reads.  A
+                  call's timed region also runs while the thread is
+                  preempted, so on a busy machine this is too low (even
+                  below 0): see preempt
+  timer ns        the timer's two reads a call, measured by trace_run
+  preempt         involuntary context switches during the replay
   before MB       "Replayer: N Kb resident before the clock started"
   tr peak MB      trace_run's peak RSS as a process (/usr/bin/time)
 For the programs of several threads, the concurrency of that replay:
@@ -259,28 +258,19 @@ measure() {
 	conv_cpu=$(field conv.time 3)
 	rep_ns=$(field replay.time 1)
 	rep_kb=$(field replay.time 2)
-	elapsed=$(json_num replay.out elapsed)
-	inside=$(json_num replay.out total_call_time)
 	before_kb=$(json_num replay.out replayer_kb)
-	cpu_us=$(($(json_num replay.out user_usec) + $(json_num replay.out sys_usec)))
-	# trace_run counts in TSC cycles (unit "cycles", tsc_mhz) or in ns.
-	per_ns=1
-	grep -q '"unit":"cycles"' replay.out && per_ns=$(calc "$(json_num replay.out tsc_mhz) / 1000")
-	own_range() {
-		[ "$calls" -ge 100000 ] || { echo -; return; }
-		echo "$(calc "($cpu_us * 1000 > $inside / $per_ns ? $cpu_us * 1000 - $inside / $per_ns : 0) / $calls")..$(calc "($elapsed * $threads - $inside) / $per_ns / $calls")"
-	}
 	# Below this many calls, time per call is process start-up, not calls.
 	per_call() { if [ "$calls" -ge 100000 ]; then calc "$1"; else echo -; fi; }
 	printf '%-9s %3s %10s %10s %7s %8s %10s %8s %12s\n' "$p" "$threads" "$calls" \
 		"$(fmt=%.2f calc "$best / 1e9")" "$(fmt=%.2f calc "$best_cpu / 1e9")" \
 		"$(calc "$prog_kb / 1024")" "$(per_call "($rec_cpu - $best_cpu) / $calls")" \
 		"$(per_call "($rec_ns - $best) / $calls")" "$(fmt=%.2f calc "$tbytes / $calls")" >rec.row
-	printf '%-9s %7s %7s %8s %9s %9s %13s %9s %10s\n' "$p" \
+	printf '%-9s %7s %7s %8s %9s %9s %8s %8s %8s %9s %10s\n' "$p" \
 		"$(fmt=%.2f per_call "$calls / ($conv_cpu / 1e9) / 1e6")" \
 		"$(fmt=%.2f per_call "$calls / ($conv_ns / 1e9) / 1e6")" "$(calc "$conv_kb / 1024")" \
 		"$(fmt=%.2f calc "$wbytes / $calls")" "$(fmt=%.2f calc "$rep_ns / 1e9")" \
-		"$(own_range)" \
+		"$(per_call "$(json_num replay.out own_ns_per_call)")" \
+		"$(calc "$(json_num replay.out timer_ns_per_call)")" "$(json_num replay.out preempted)" \
 		"$(calc "$before_kb / 1024")" "$(calc "$rep_kb / 1024")" >rep.row
 	[ "$threads" -lt 2 ] || order_row
 	if [ "$stacks" = 1 ]; then
@@ -329,8 +319,8 @@ printf '%-9s %3s %10s %10s %7s %8s %10s %8s %12s\n' program thr calls "untraced 
 for p in $programs; do [ ! -f "$work/$p/rec.row" ] || cat "$work/$p/rec.row"; done
 echo
 echo "Conversion (trace2wl) and replay (trace_run --touch=none, glibc)"
-printf '%-9s %7s %7s %8s %9s %9s %13s %9s %10s\n' program "t2w M/s" "(wall)" "t2w MB" \
-	"wl B/call" "replay s" "own ns/call" "before MB" "tr peak MB"
+printf '%-9s %7s %7s %8s %9s %9s %8s %8s %8s %9s %10s\n' program "t2w M/s" "(wall)" "t2w MB" \
+	"wl B/call" "replay s" "own ns" "timer ns" preempt "before MB" "tr peak MB"
 for p in $programs; do [ ! -f "$work/$p/rep.row" ] || cat "$work/$p/rep.row"; done
 if ls "$work"/*/order.row >/dev/null 2>&1; then
 	echo

@@ -285,6 +285,7 @@ static void run(struct rt_replay *r, uint32_t n, struct rt_result *res)
 	res->wall_usec = (end_ns - r->start_ns) / 1000u;
 	res->user_usec = usec(ru1.ru_utime) - usec(ru0.ru_utime);
 	res->sys_usec = usec(ru1.ru_stime) - usec(ru0.ru_stime);
+	res->preempted = (uint64_t)(ru1.ru_nivcsw - ru0.ru_nivcsw);
 	res->maxrss_start_kb = (long)r->anon_base_kb;
 	res->maxrss_end_kb = (long)atomic_load(&r->anon_peak_kb);
 }

@@ -39,6 +39,7 @@ struct rt_result {
 	struct rt_timer_info timer;
 	uint64_t elapsed;           /* timer units, release to last join */
 	uint64_t wall_usec, user_usec, sys_usec;
+	uint64_t preempted;         /* involuntary context switches during the replay */
 	long maxrss_start_kb, maxrss_end_kb;
 	uint64_t replayer_kb;       /* resident before the clock started, exact */
 	uint64_t held_kb;           /* resident after the replay beyond that, exact */

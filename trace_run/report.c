@@ -31,6 +31,35 @@ uint64_t rt_total_call_time(const struct rt_result *res)
 	return sum;
 }
 
+static uint64_t total_calls(const struct rt_result *res)
+{
+	uint64_t n = 0;
+	for (int c = 0; c < MT_CALL_COUNT; c++)
+		n += res->calls[c].count;
+	return n;
+}
+
+/*
+ * trace_run's own cost, ns a call: the replay's CPU time (every thread's,
+ * the monitor's too) outside the allocator's calls, less the timer's two
+ * reads a call (pair_cost), which the allocator's figures need but which
+ * are no part of the replay's machinery.  The figure a replay must keep
+ * small for the calls' costs to stand out: decoding, the object table,
+ * the ideal RSS, the stream windows.  *timer_ns gets the timer's share.
+ * Waits for other threads that sleep take no CPU time.
+ */
+static double own_ns_per_call(const struct rt_result *res, double *timer_ns)
+{
+	uint64_t calls = total_calls(res);
+	double ns_per_unit = res->timer.tsc_mhz > 0 ? 1000.0 / res->timer.tsc_mhz : 1.0;
+	*timer_ns = (double)res->timer.pair_cost * ns_per_unit;
+	if (!calls)
+		return 0;
+	double cpu_ns = (double)(res->user_usec + res->sys_usec) * 1000.0;
+	double own = cpu_ns - (double)rt_total_call_time(res) * ns_per_unit;
+	return own / (double)calls - *timer_ns;
+}
+
 static uint64_t avg(const struct rt_callstat *s)
 {
 	return s->count ? s->total / s->count : 0;
@@ -104,6 +133,17 @@ static void timer_line(FILE *out, const struct rt_result *res)
 	fprintf(out, ", %s %s of timer cost subtracted per call\n", rt_comma(t->overhead), t->unit);
 }
 
+/* The own cost, and how often other processes took the processor: a
+ * preempted call's timed region counts the time away, so on a busy machine
+ * the allocator's figures grow and the own cost shrinks, even below 0. */
+static void own_line(FILE *out, const struct rt_result *res)
+{
+	double timer_ns, own = own_ns_per_call(res, &timer_ns);
+	fprintf(out, "Own cost: %.1f ns a call (CPU time outside the allocator's calls, less the "
+		"timer's %.1f ns a call for its two reads); preempted %s times\n", own, timer_ns,
+		rt_comma(res->preempted));
+}
+
 /* How the threads were kept in order, when there was more than one. */
 static void order_line(FILE *out, const struct rt_result *res)
 {
@@ -169,6 +209,7 @@ void rt_report_text(FILE *out, const struct rt_result *res)
 	fprintf(out, "Held: %s Kb more resident when the replay ended (live blocks and what the "
 		"allocator keeps)\n", rt_comma(res->held_kb));
 	timer_line(out, res);
+	own_line(out, res);
 	fprintf(out, "Allocator: %s (%s)\n", res->allocator, res->allocator_lib);
 	if (res->emulated) {
 		fprintf(out, "Emulated (the allocator lacks them):");
@@ -228,9 +269,13 @@ void rt_report_json(FILE *out, const struct rt_result *res)
 		(unsigned long long)(res->recorded_span_ns / 1000u), res->clocked ? "true" : "false", (unsigned long long)res->window_us, (unsigned long long)res->idle_stretches,
 		(unsigned long long)res->idle_cut_ns);
 	fprintf(out, "\"timer\":{\"source\":\"%s\",\"chosen_by\":\"%s\",\"tsc_mhz\":%.1f,"
-		"\"freq_source\":\"%s\",\"overhead\":%llu},", rt_timer_name(res->timer.source),
-		res->timer.chosen_by, res->timer.tsc_mhz, res->timer.freq_key,
-		(unsigned long long)res->timer.overhead);
+		"\"freq_source\":\"%s\",\"overhead\":%llu,\"pair_cost\":%llu},",
+		rt_timer_name(res->timer.source), res->timer.chosen_by, res->timer.tsc_mhz,
+		res->timer.freq_key, (unsigned long long)res->timer.overhead,
+		(unsigned long long)res->timer.pair_cost);
+	double timer_ns, own = own_ns_per_call(res, &timer_ns);
+	fprintf(out, "\"own_ns_per_call\":%.2f,\"timer_ns_per_call\":%.2f,\"preempted\":%llu,", own,
+		timer_ns, (unsigned long long)res->preempted);
 	fprintf(out, "\"emulated\":[");
 	for (unsigned c = 0, n = 0; c < MT_CALL_COUNT; c++)
 		if (res->emulated >> c & 1)

@@ -19,7 +19,7 @@
 
 #include "timer.h"
 
-enum { CAL_ROUNDS = 20001, FREQ_WINDOW_NS = 20000000 };
+enum { CAL_ROUNDS = 20001, FREQ_WINDOW_NS = 20000000, PAIR_ROUNDS = 10000, PAIR_PASSES = 5 };
 
 #define KERNEL_TSC_KHZ "/sys/devices/system/cpu/cpu0/tsc_freq_khz"
 
@@ -156,6 +156,29 @@ static uint64_t empty_region_cost(enum rt_timer_source source)
 	}
 	qsort(d, CAL_ROUNDS, sizeof d[0], cmp_u64);
 	return d[CAL_ROUNDS / 2];
+}
+
+/*
+ * What the two reads around each call cost the replay, all told: the part
+ * inside the timed region (the overhead above) and the part outside, with
+ * the pipeline drained by each fence.  A loop of timed empty regions, the
+ * fastest of a few passes: trace_run's own cost is its CPU time outside
+ * the allocator's calls less this, per call.
+ */
+static uint64_t pair_cost(enum rt_timer_source source)
+{
+	uint64_t best = UINT64_MAX, sink = 0;
+	for (int pass = 0; pass < PAIR_PASSES; pass++) {
+		uint64_t t0 = rt_now(source);
+		for (int i = 0; i < PAIR_ROUNDS; i++) {
+			uint64_t a = rt_now(source);
+			sink += rt_now(source) - a;
+		}
+		uint64_t per = (rt_now(source) - t0) / PAIR_ROUNDS;
+		best = per < best ? per : best;
+	}
+	__asm__ volatile("" : : "r"(sink));
+	return best;
 }
 
 /* Counter ticks per microsecond over a 20 ms window of CLOCK_MONOTONIC_RAW. */
@@ -302,5 +325,6 @@ int rt_timer_init(enum rt_timer_source want, struct rt_timer_info *info, const c
 						       : "cycles";
 	frequency(&c, info);
 	info->overhead = empty_region_cost(info->source);
+	info->pair_cost = pair_cost(info->source);
 	return 0;
 }

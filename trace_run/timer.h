@@ -36,6 +36,7 @@ struct rt_timer_info {
 	const char *chosen_by;       /* "auto", "auto: no RDTSCP", "--timer=rdtsc", ... */
 	const char *unit;            /* "cycles" (TSC), "ticks" (CNTVCT) or "ns" */
 	uint64_t overhead;           /* cost of an empty timed region, subtracted */
+	uint64_t pair_cost;          /* a call's two reads, all told: see rt_timer_init */
 	double tsc_mhz;              /* counter ticks per microsecond; 0 for clock */
 	const char *freq_source;     /* where tsc_mhz came from, for the report */
 	const char *freq_key;        /* the same, one word, for JSON */
