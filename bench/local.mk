@@ -34,6 +34,10 @@ dist_noinst_SCRIPTS += bench/report.sh
 dist_noinst_SCRIPTS += bench/real.sh
 EXTRA_DIST += bench/real_programs.sh
 
+# bench/order.sh: a producer/consumer program (tests/run_mt) replayed in
+# the recorded order and unpaced.
+dist_noinst_SCRIPTS += bench/order.sh
+
 # bench/fidelity.sh: a program run for real and replayed under each
 # allocator, and whether the two rankings agree.
 dist_noinst_SCRIPTS += bench/fidelity.sh

@@ -1,0 +1,105 @@
+#!/bin/sh
+# order.sh - does a multi-threaded replay keep the program's concurrency?
+#
+# Records tests/run_mt in the producer/consumer shape of issue #12 (3
+# producers malloc messages of 16 B to 16 KiB and pass them through a
+# queue of 256 slots to 3 consumers, which free them; 400,000 messages),
+# converts it with trace2wl's defaults, and replays it N times as trace_run
+# does by default (an allocation waits for the other threads to come within
+# the window of its recorded time) and once --unpaced (the sync points
+# alone).  For each replay it prints the Max Ideal RSS against the ideal
+# peak trace2wl found in the recorded order, and the replay's wall time
+# against the recorded span of calls; the targets: within 10%, in at most
+# twice the span.  The corpus's programs of several threads get the same
+# table from bench/real.sh.  A benchmark: nothing here fails the build.
+#
+# Usage: bench/order.sh [--runs N] [--messages N] [--builddir DIR] [--dir DIR]
+set -eu
+
+me=order.sh
+srcdir=$(cd "$(dirname "$0")/.." && pwd)
+runs=5
+messages=400000
+builddir=
+dir=${TMPDIR:-/tmp}
+
+usage() {
+	cat <<USAGE
+Usage: bench/order.sh [OPTION]...
+Record a producer/consumer program (tests/run_mt -p3 -c3 -q256 -s16384) and
+replay it; print each replay's Max Ideal RSS and wall time against the
+recording's ideal peak and span.
+
+  --runs N        replays with the default order (default 5)
+  --messages N    messages in all (default 400000: 2.8 M calls)
+  --builddir DIR  configured build tree (default: the source tree if it is
+                  configured, else \${TMPDIR:-/tmp}/mtk-bench-build)
+  --dir DIR       where the trace and workload go (default \${TMPDIR:-/tmp})
+  -h, --help      show this help
+USAGE
+}
+
+# shellcheck source=common.sh
+. "$srcdir/bench/common.sh"
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--runs) [ $# -ge 2 ] || die "--runs needs a number"; number --runs "$2"; runs=$2; shift ;;
+	--runs=*) number --runs "${1#--runs=}"; runs=${1#--runs=} ;;
+	--messages) [ $# -ge 2 ] || die "--messages needs a number"; number --messages "$2"; messages=$2; shift ;;
+	--messages=*) number --messages "${1#--messages=}"; messages=${1#--messages=} ;;
+	--builddir) [ $# -ge 2 ] || die "--builddir needs a directory"; builddir=$2; shift ;;
+	--builddir=*) builddir=${1#--builddir=} ;;
+	--dir) [ $# -ge 2 ] || die "--dir needs a directory"; dir=$2; shift ;;
+	--dir=*) dir=${1#--dir=} ;;
+	-h | --help) usage; exit 0 ;;
+	*) die "unknown option '$1'; try --help" ;;
+	esac
+	shift
+done
+[ -d "$dir" ] && [ -w "$dir" ] || die "--dir: '$dir' is not a writable directory"
+
+use_builddir
+make -s -C "$B" -j2 sdt/libmtracectl.la tests/run_mt converter/trace2wl trace_run/trace_run >&2 ||
+	die "cannot build the tools in $B"
+work=$(mktemp -d "$dir/mtk-order.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# json_num FILE KEY: the number stored under "KEY" in FILE.
+json_num() { sed -n "s/.*\"$2\":\\([0-9.]*\\).*/\\1/p" "$1" | head -n 1; }
+
+per_producer=$((messages / 3))
+t0=$(date +%s%N)
+MTRACE_CTL_FILE="$work/pc" MTRACE_CTL_QUIET=1 LD_PRELOAD="$B/sdt/.libs/libmtracectl.so" \
+	"$B/tests/run_mt" -p3 -c3 -q256 -s16384 "$per_producer" || die "recording run_mt failed"
+t1=$(date +%s%N)
+"$B/converter/trace2wl" "$work/pc.wl" "$work"/pc.* >"$work/conv" 2>&1 || die "trace2wl: $(cat "$work/conv")"
+
+echo "Replay order: tests/run_mt -p3 -c3 -q256 -s16384 $per_producer ($me), $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "machine: $(nproc) cpus, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo);" \
+	"load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "recorded: $(sed 's/ -> .*//; s/^trace2wl: //' "$work/conv"), program wall $(awk "BEGIN { printf \"%.2f\", ($t1 - $t0) / 1e9 }") s"
+printf '%-12s %12s %12s %8s %10s %10s %7s %7s %6s\n' replay "rec ideal Kb" "rep ideal Kb" \
+	"ideal x" "rec span s" "replay s" "span x" "win us" target
+row() {
+	"$B/trace_run/trace_run" --touch=none --json "$@" "$work/pc.wl" >"$work/run.json" 2>/dev/null ||
+		die "trace_run $* failed"
+	awk -v name="$label" -v rec="$(json_num "$work/run.json" header_ideal_peak_bytes)" \
+		-v rep="$(json_num "$work/run.json" ideal_peak_bytes)" \
+		-v span="$(json_num "$work/run.json" recorded_span_usec)" \
+		-v wall="$(json_num "$work/run.json" wall_usec)" \
+		-v win="$(json_num "$work/run.json" window_us)" 'BEGIN {
+		ix = rep / rec; sx = wall / span
+		printf "%-12s %12.1f %12.1f %8.3f %10.3f %10.3f %7.2f %7s %6s\n", name, rec / 1024,
+			rep / 1024, ix, span / 1e6, wall / 1e6, sx, win,
+			(ix >= 0.9 && ix <= 1.1 && sx <= 2) ? "PASS" : "MISS"
+	}'
+}
+r=1
+while [ "$r" -le "$runs" ]; do
+	label="default $r"
+	row
+	r=$((r + 1))
+done
+label=--unpaced
+row --unpaced
