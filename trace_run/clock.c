@@ -105,17 +105,20 @@ uint64_t rt_clock_gate(struct rt_thread *t, uint64_t rec)
 			return RT_AT_NONE;
 		if (rec - low <= window || rec < low)
 			return low + window;
-		/* Ask the slowest thread to wake us when it reaches rec - window.
-		 * The sequence is read first: a lower wake_at already there,
-		 * which we rely on, may be used up before we sleep, and the
-		 * wake-up it makes changes the sequence. */
 		struct rt_thread *slow = &r->threads[who];
+		uint64_t need = rec - window;
+		if (yield_until(slow, need))
+			continue;
+		/* Ask the slowest thread to wake us when it reaches need.  The
+		 * sequence is read first: a lower wake_at already there, which
+		 * we rely on, may be used up before we sleep, and the wake-up
+		 * it makes changes the sequence. */
 		uint32_t seq = atomic_load(&slow->clock_seq);
-		uint64_t need = rec - window, cur = atomic_load(&slow->wake_at);
+		uint64_t cur = atomic_load(&slow->wake_at);
 		while (need < cur && !atomic_compare_exchange_weak(&slow->wake_at, &cur, need))
 			;
 		see_positions(r);
-		if (yield_until(slow, need))
+		if (atomic_load(&slow->at) >= need)
 			continue;
 		atomic_store_explicit(&t->behind, who, memory_order_relaxed);
 		atomic_store_explicit(&t->state, RT_GATED, memory_order_relaxed);

@@ -464,24 +464,25 @@ static inline __attribute__((always_inline)) void pace(struct rt_thread *t, stru
 }
 
 /* Publishes the thread's position on the shared clock (clock.c), waking
- * the gated threads when it passes the time they wait for. */
-static inline void publish(struct rt_thread *t, uint64_t *published, uint64_t at)
+ * the gated threads when it has reached the time they wait for.  Reached,
+ * not passed just now: a waiter that registers and then sees the position
+ * already there leaves its wake_at behind, and the next publish clears
+ * it; otherwise later waiters, which rely on a lower wake_at already
+ * registered, would never be woken. */
+static inline void publish(struct rt_thread *t, uint64_t at)
 {
-	uint64_t was = *published, wake_at;
-	*published = at;
 	atomic_store_explicit(&t->at, at, memory_order_relaxed);
-	wake_at = atomic_load_explicit(&t->wake_at, memory_order_relaxed);
-	if (was < wake_at && at >= wake_at)
+	if (at >= atomic_load_explicit(&t->wake_at, memory_order_relaxed))
 		rt_clock_wake(t);
 }
 
 /* A replay thread's place in recorded time: rec, the time of its last
- * call; what it last published on the shared clock; how far it may go
+ * call; how far it may go
  * before the clock holds it; and its --pace cursor.  Used: the shared
  * clock or --pace reads it; otherwise no op need advance it, and a timed
  * workload replays with its deltas skipped. */
 struct timeline {
-	uint64_t rec, published, limit;
+	uint64_t rec, limit;
 	struct pacer pc;
 	int clocked, pacing, used;
 };
@@ -494,7 +495,7 @@ static inline __attribute__((always_inline)) void advance(struct rt_thread *t, s
 {
 	tl->rec += delta;
 	if (tl->clocked)
-		publish(t, &tl->published, tl->rec);
+		publish(t, tl->rec);
 	if (tl->pacing)
 		pace(t, &tl->pc, tl->rec);
 }
@@ -605,7 +606,7 @@ void *rt_thread_main(void *arg)
 				rt_sync_signal(&r->syncs[op.sync]);
 			} else {
 				if (tl.clocked)
-					publish(t, &tl.published, next_call_at(p, end, st, tl.rec));
+					publish(t, next_call_at(p, end, st, tl.rec));
 				atomic_store_explicit(&t->waiting, op.sync + 1, memory_order_relaxed);
 				rt_sync_wait(&r->syncs[op.sync], spins);
 				atomic_store_explicit(&t->waiting, 0, memory_order_relaxed);
@@ -614,7 +615,7 @@ void *rt_thread_main(void *arg)
 		}
 	}
 	if (tl.clocked)
-		publish(t, &tl.published, RT_AT_NONE);
+		publish(t, RT_AT_NONE);
 	atomic_store_explicit(&t->state, RT_FINISHED, memory_order_release);
 	rt_sync_retire(&r->done);
 }
