@@ -13,12 +13,13 @@
 # twice the span.  The corpus's programs of several threads get the same
 # table from bench/real.sh.  A benchmark: nothing here fails the build.
 #
-# Usage: bench/order.sh [--runs N] [--messages N] [--builddir DIR] [--dir DIR]
+# Usage: bench/order.sh [--runs N] [--messages N] [--rt] [--builddir DIR] [--dir DIR]
 set -eu
 
 me=order.sh
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
 runs=5
+rt=
 messages=400000
 builddir=
 dir=${TMPDIR:-/tmp}
@@ -32,6 +33,9 @@ recording's ideal peak and span.
 
   --runs N        replays with the default order (default 5)
   --messages N    messages in all (default 400000: 2.8 M calls)
+  --rt            record and replay at real-time priority (chrt -f 50, as
+                  root), so that other processes on a shared machine cannot
+                  delay the threads' wake-ups: a quiet machine's figures
   --builddir DIR  configured build tree (default: the source tree if it is
                   configured, else \${TMPDIR:-/tmp}/mtk-bench-build)
   --dir DIR       where the trace and workload go (default \${TMPDIR:-/tmp})
@@ -48,6 +52,7 @@ while [ $# -gt 0 ]; do
 	--runs=*) number --runs "${1#--runs=}"; runs=${1#--runs=} ;;
 	--messages) [ $# -ge 2 ] || die "--messages needs a number"; number --messages "$2"; messages=$2; shift ;;
 	--messages=*) number --messages "${1#--messages=}"; messages=${1#--messages=} ;;
+	--rt) rt="chrt -f 50" ;;
 	--builddir) [ $# -ge 2 ] || die "--builddir needs a directory"; builddir=$2; shift ;;
 	--builddir=*) builddir=${1#--builddir=} ;;
 	--dir) [ $# -ge 2 ] || die "--dir needs a directory"; dir=$2; shift ;;
@@ -70,19 +75,19 @@ json_num() { sed -n "s/.*\"$2\":\\([0-9.]*\\).*/\\1/p" "$1" | head -n 1; }
 
 per_producer=$((messages / 3))
 t0=$(date +%s%N)
-MTRACE_CTL_FILE="$work/pc" MTRACE_CTL_QUIET=1 LD_PRELOAD="$B/sdt/.libs/libmtracectl.so" \
+$rt env MTRACE_CTL_FILE="$work/pc" MTRACE_CTL_QUIET=1 LD_PRELOAD="$B/sdt/.libs/libmtracectl.so" \
 	"$B/tests/run_mt" -p3 -c3 -q256 -s16384 "$per_producer" || die "recording run_mt failed"
 t1=$(date +%s%N)
 "$B/converter/trace2wl" "$work/pc.wl" "$work"/pc.* >"$work/conv" 2>&1 || die "trace2wl: $(cat "$work/conv")"
 
-echo "Replay order: tests/run_mt -p3 -c3 -q256 -s16384 $per_producer ($me), $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "Replay order: tests/run_mt -p3 -c3 -q256 -s16384 $per_producer ($me${rt:+ --rt}), $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "machine: $(nproc) cpus, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo);" \
 	"load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "recorded: $(sed 's/ -> .*//; s/^trace2wl: //' "$work/conv"), program wall $(awk "BEGIN { printf \"%.2f\", ($t1 - $t0) / 1e9 }") s"
 printf '%-12s %12s %12s %8s %10s %10s %7s %7s %6s\n' replay "rec ideal Kb" "rep ideal Kb" \
 	"ideal x" "rec span s" "replay s" "span x" "win us" target
 row() {
-	"$B/trace_run/trace_run" --touch=none --json "$@" "$work/pc.wl" >"$work/run.json" 2>/dev/null ||
+	$rt "$B/trace_run/trace_run" --touch=none --json "$@" "$work/pc.wl" >"$work/run.json" 2>/dev/null ||
 		die "trace_run $* failed"
 	awk -v name="$label" -v rec="$(json_num "$work/run.json" header_ideal_peak_bytes)" \
 		-v rep="$(json_num "$work/run.json" ideal_peak_bytes)" \
