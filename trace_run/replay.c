@@ -93,7 +93,7 @@ static void clock_setup(struct rt_replay *r)
 
 /*
  * --window=auto, once the survey has summed the recorded allocations: the
- * time in which the program, at its mean rate, allocated a fiftieth of its
+ * time in which the program, at its mean rate, allocated a hundredth of its
  * ideal peak.  Every thread may be that far ahead of the slowest when it
  * allocates, so the replay's ideal peak stays within a few percent of the
  * recorded one; a wider window makes fewer threads wait (each wait is a
@@ -101,7 +101,7 @@ static void clock_setup(struct rt_replay *r)
  * WINDOW_MIN_NS..WINDOW_MAX_NS: below, waits would outnumber calls; above,
  * the window holds the recording's order no more than loosely anyway.
  */
-enum { WINDOW_PEAK_SHARE = 50, WINDOW_MIN_NS = 5000, WINDOW_MAX_NS = 1000000 };
+enum { WINDOW_PEAK_SHARE = 100, WINDOW_MIN_NS = 2000, WINDOW_MAX_NS = 1000000 };
 
 static void clock_window(struct rt_replay *r)
 {
