@@ -68,13 +68,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-programs=$corpus
-if [ -n "$only" ]; then
-	programs=$(echo "$only" | tr ',' ' ')
-	for p in $programs; do
-		case " $corpus " in *" $p "*) ;; *) die "--only: no program '$p' (there are: $corpus)" ;; esac
-	done
-fi
+pick_programs "$only"
 [ -d "$dir" ] && [ -w "$dir" ] || die "--dir: '$dir' is not a writable directory"
 [ -x /usr/bin/time ] || die "/usr/bin/time is missing (Debian package time; scripts/deps.sh bench)"
 [ "$cg" = 0 ] || command -v valgrind >/dev/null || die "--callgrind: valgrind is missing"
