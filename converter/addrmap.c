@@ -7,15 +7,17 @@
  * converter's memory bound covers that, and the shorter clusters make a
  * removal's shift cheaper (gen_trace's 64 Ki live blocks: 547 -> 506
  * instructions a call).  Past that it grows when 3/4 full.  Each growth
- * makes the table as large as the bound lets it be at that moment, 16 MiB
- * + 40 bytes per entry in use (at most four times larger, at least a
- * quarter): as the bound only counts the blocks live at the peak, and the
- * map holds no more than those, the table then stays within 16 MiB + 40 B
- * per block live at the peak, and large tables are rehashed a few times
- * instead of at every quarter (CPython's 1.46 M live blocks: 6 growths to
- * 69 MiB instead of 13 to 46 MiB, and a table half full at the peak).  It grows in place: mremap extends the mapping
- * without copying, and the entries are rehashed where they are, so at no
- * moment are two tables resident.
+ * makes the table as large as 8 MiB + 40 bytes per entry in use (at most
+ * four times larger, at least a quarter): the map holds no more entries
+ * than blocks live at the peak, so the table stays within 8 MiB + 40 B per
+ * block live at the peak, and the other half of the bound's fixed 32 MiB
+ * is left to the rest (perl's trace: 16-18 MiB of trace windows, stream
+ * buffers and freed object numbers).  Large tables are then rehashed a
+ * few times instead of at every quarter, and are less full (CPython's
+ * 1.46 M live blocks: 7 growths to 56 MiB instead of 13 to 46 MiB).  It
+ * grows in place: mremap extends the mapping without copying, and the
+ * entries are rehashed where they are, so at no moment are two tables
+ * resident.
  */
 #include "config.h"
 
@@ -29,6 +31,7 @@
 #define MIN_SLOTS 4096
 #define DOUBLING_BYTES (16u << 20)
 #define BYTES_PER_LIVE 40
+#define GROWTH_SLACK (8u << 20)
 #define MAX_GROWTH 4
 #define HUGE_PAGE (2u << 20)
 
@@ -107,12 +110,12 @@ static void place(struct addrmap *m, struct am_entry e)
 	}
 }
 
-/* The slots of the next table: what the bound allows with m->used
- * entries (see the top), at least a quarter more, at most MAX_GROWTH
+/* The slots of the next table: GROWTH_SLACK + BYTES_PER_LIVE bytes per
+ * entry in use (see the top), at least a quarter more, at most MAX_GROWTH
  * times as many. */
 static size_t next_size(const struct addrmap *m)
 {
-	size_t n = m->n, allowed = (DOUBLING_BYTES + BYTES_PER_LIVE * m->used) / sizeof(struct am_entry);
+	size_t n = m->n, allowed = (GROWTH_SLACK + BYTES_PER_LIVE * m->used) / sizeof(struct am_entry);
 	if (allowed > MAX_GROWTH * n)
 		allowed = MAX_GROWTH * n;
 	return allowed > n + n / 4 ? allowed : n + n / 4;

@@ -5,7 +5,7 @@
  * turns one into the other: for a live block its object, size and owner,
  * and for any address whether a thread waits for it to be allocated.  A
  * freed block leaves the map at once, so the map holds the live set and
- * nothing else: at most 16 MiB + 40 bytes per block live at the trace's
+ * nothing else: at most 8 MiB + 40 bytes per block live at the trace's
  * peak (24-byte entries, grown in place, each time to what that allows).
  * Who freed a block is remembered apart, for the last frees only (addrmap.c),
  * so that a second free of a recently freed block is reported as a double
