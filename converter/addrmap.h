@@ -122,7 +122,7 @@ void am_remove(struct addrmap *m, struct am_entry *e);
  * waits for it any more.  -1 when out of memory.  The entry is written
  * whole, as two words: setting its bit-fields one by one stored bytes
  * that the next field's wider load then waited for (store forwarding
- * fails on a partial overlap), 17% of the converter's time on CPython. */
+ * fails on a partial overlap): 17% of the loop's perf samples on CPython. */
 int am_add_big(struct addrmap *m, uint64_t addr, uint64_t size);
 static inline int am_set_live(struct addrmap *m, struct am_entry *e, uint64_t size, uint64_t obj,
 			      uint32_t owner, uint64_t pos)
