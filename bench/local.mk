@@ -17,6 +17,9 @@ noinst_PROGRAMS += bench/gen_trace
 bench_gen_trace_SOURCES = bench/gen_trace.c
 bench_gen_trace_LDADD = lib/libmtformat.la
 dist_noinst_SCRIPTS += bench/trace2wl.sh
+# bench/trace2wl_corpus.sh: the same on the real-program corpus, and
+# against another build's trace2wl.
+dist_noinst_SCRIPTS += bench/trace2wl_corpus.sh
 
 # bench/trace_run.sh: replay overhead against bench/run_loop, the same calls
 # in a plain loop; timer.c is trace_run's own, so both time alike.

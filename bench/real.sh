@@ -117,13 +117,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-programs=$corpus
-if [ -n "$only" ]; then
-	programs=$(echo "$only" | tr ',' ' ')
-	for p in $programs; do
-		case " $corpus " in *" $p "*) ;; *) die "--only: no program '$p' (there are: $corpus)" ;; esac
-	done
-fi
+pick_programs "$only"
 [ -d "$dir" ] && [ -w "$dir" ] || die "--dir: '$dir' is not a writable directory"
 [ "$stacks" = 0 ] || command -v heaptrack >/dev/null ||
 	die "--stacks: heaptrack is missing (Debian package heaptrack; scripts/deps.sh bench)"

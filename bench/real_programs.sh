@@ -17,6 +17,17 @@
 
 corpus="cc1 cc1plus python perl sqlite git zstd"
 
+# pick_programs LIST: sets $programs to the comma-separated LIST (--only),
+# or to the whole corpus when LIST is empty; dies on a name not in it.
+pick_programs() {
+	programs=$corpus
+	[ -n "$1" ] || return 0
+	programs=$(echo "$1" | tr ',' ' ')
+	for p in $programs; do
+		case " $corpus " in *" $p "*) ;; *) die "--only: no program '$p' (there are: $corpus)" ;; esac
+	done
+}
+
 # scaled N: N for the full run, N/4 (at least 1) with --quick.
 scaled() { echo $(($1 / scale > 0 ? $1 / scale : 1)); }
 

@@ -184,15 +184,11 @@ static void use(struct conv *c, uint32_t s, struct am_entry *e)
 /* e, the entry of the address s's call returned, now holds object obj. */
 static int take(struct conv *c, uint32_t s, struct am_entry *e, uint64_t obj, uint64_t bytes)
 {
-	if (am_set_live(&c->map, e, bytes) < 0)
+	int wanted = e->wanted;
+	if (am_set_live(&c->map, e, bytes, obj, s, c->src[s].ops) < 0)
 		return map_full(c);
-	e->obj = obj;
-	e->owner = s;
-	e->pos = c->src[s].ops;
-	if (e->wanted) {
-		e->wanted = 0;
+	if (wanted)
 		unhold_address(c, e->addr);
-	}
 	c->live_bytes += bytes;
 	if (c->live_bytes > c->res.ideal_peak)
 		c->res.ideal_peak = c->live_bytes;
