@@ -66,11 +66,12 @@ tie=3
 builddir=
 dir=${TMPDIR:-/tmp}
 keep=0
-programs=
+corpus_run=0
+corpus_list=
 while [ $# -gt 0 ]; do
 	case $1 in
-	--corpus) programs=$corpus ;;
-	--corpus=*) programs=$(echo "${1#--corpus=}" | tr ',' ' ') ;;
+	--corpus) corpus_run=1 ;;
+	--corpus=*) corpus_run=1 corpus_list=${1#--corpus=} ;;
 	--runs) [ $# -ge 2 ] || die "--runs needs a number"; number --runs "$2"; runs=$2; shift ;;
 	--runs=*) number --runs "${1#--runs=}"; runs=${1#--runs=} ;;
 	--tie) [ $# -ge 2 ] || die "--tie needs a number"; number --tie "$2"; tie=$2; shift ;;
@@ -87,9 +88,8 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-for p in $programs; do
-	case " $corpus " in *" $p "*) ;; *) die "--corpus: no program '$p' (there are: $corpus)" ;; esac
-done
+programs=
+[ "$corpus_run" = 0 ] || pick_programs --corpus "$corpus_list"
 if [ -n "$programs" ]; then
 	[ $# -eq 0 ] || die "--corpus and a PROGRAM: give one or the other"
 else

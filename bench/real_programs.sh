@@ -17,14 +17,15 @@
 
 corpus="cc1 cc1plus python perl sqlite git zstd"
 
-# pick_programs LIST: sets $programs to the comma-separated LIST (--only),
-# or to the whole corpus when LIST is empty; dies on a name not in it.
+# pick_programs OPTION LIST: sets $programs to the comma-separated LIST
+# (given with OPTION), or to the whole corpus when LIST is empty; dies on a
+# name not in it.
 pick_programs() {
 	programs=$corpus
-	[ -n "$1" ] || return 0
-	programs=$(echo "$1" | tr ',' ' ')
+	[ -n "$2" ] || return 0
+	programs=$(echo "$2" | tr ',' ' ')
 	for p in $programs; do
-		case " $corpus " in *" $p "*) ;; *) die "--only: no program '$p' (there are: $corpus)" ;; esac
+		case " $corpus " in *" $p "*) ;; *) die "$1: no program '$p' (there are: $corpus)" ;; esac
 	done
 }
 

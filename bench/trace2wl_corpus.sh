@@ -68,7 +68,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-pick_programs "$only"
+pick_programs --only "$only"
 [ -d "$dir" ] && [ -w "$dir" ] || die "--dir: '$dir' is not a writable directory"
 [ -x /usr/bin/time ] || die "/usr/bin/time is missing (Debian package time; scripts/deps.sh bench)"
 [ "$cg" = 0 ] || command -v valgrind >/dev/null || die "--callgrind: valgrind is missing"
