@@ -58,6 +58,15 @@ void *u64map_find(const struct u64map *m, uint64_t key)
 	return key_at(m, i) ? m->slots + i * m->size : NULL;
 }
 
+void u64map_prefetch(const struct u64map *m, uint64_t key)
+{
+	if (!m->cap)
+		return;
+	const uint8_t *e = m->slots + home(m, key) * m->size;
+	__builtin_prefetch(e);
+	__builtin_prefetch(e + m->size - 1);
+}
+
 static int grow(struct u64map *m)
 {
 	struct u64map n = { .size = m->size, .cap = m->cap ? 2 * m->cap : 256, .n = m->n };
