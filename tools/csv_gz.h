@@ -8,10 +8,11 @@
  * a query running during an export, or after one that died, never reads
  * half a file.  Rows are built in a buffer by the inline helpers below
  * (no printf on the per-row path), and each full buffer is compressed by
- * libdeflate at level 1 into a gzip member of its own: a gzip file may
+ * ISA-L's igzip at level 1 into a gzip member of its own: a gzip file may
  * hold several members one after another (RFC 1952), which gzip, zlib,
  * DuckDB and Hadoop's codec all read as one stream.  The compressor is
- * most of the cost of an export; libdeflate's is 1.4-1.6 times zlib's speed.
+ * most of the cost of an export; igzip's is 1.5 times libdeflate's speed
+ * and 2.3 times zlib's, for 5% more bytes than libdeflate's.
  */
 #ifndef MT_CSV_GZ_H
 #define MT_CSV_GZ_H
@@ -23,7 +24,8 @@
 #include "mt_error.h"
 
 #define CSV_GZ_BUF (256 * 1024)
-struct libdeflate_compressor;
+/* A member's bound: stored blocks (5 bytes per 64 KiB) and gzip's 18 bytes */
+#define CSV_GZ_OUT (CSV_GZ_BUF + 4096)
 
 #define CSV_GZ_CELL_MAX 24 /* longest number cell plus its separator */
 
@@ -35,7 +37,7 @@ struct csv_gz {
 	uint64_t total_rows;
 	unsigned part;        /* number of the current part */
 	FILE *file;           /* the current part, NULL until its first flush */
-	struct libdeflate_compressor *deflate;
+	uint8_t *level_buf;   /* ISA-L's working memory */
 	char *out;            /* compressed buffer */
 	size_t out_cap;
 	int failed;           /* errno of the first write error, 0 none */
