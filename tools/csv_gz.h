@@ -11,8 +11,8 @@
  * ISA-L's igzip at level 1 into a gzip member of its own: a gzip file may
  * hold several members one after another (RFC 1952), which gzip, zlib,
  * DuckDB and Hadoop's codec all read as one stream.  The compressor is
- * most of the cost of an export; igzip's is 1.5 times libdeflate's speed
- * and 2.3 times zlib's, for 5% more bytes than libdeflate's.
+ * a third to a half of the cost of an export; igzip's level 1 is 1.5-1.8
+ * times libdeflate's speed for 3-4% more bytes (docs/BENCHMARKS.md).
  *
  * The compression runs in a thread of the writer's own, on the buffer
  * filled before the one being filled, so on a second core the rows of an
