@@ -87,7 +87,7 @@ fi
 use_builddir
 make -s -C "$B" -j2 sdt/libmtracectl.la tools/mtrace-record tools/mtrace-report tools/mtrace-dump >&2 ||
 	die "cannot build the tools in $B"
-export MTRACE_LIBDIR=$B/sdt/.libs
+export MTRACE_LIBDIR="$B/sdt/.libs"
 
 work=$(mktemp -d "$dir/mtk-export.XXXXXX")
 work=$(cd "$work" && pwd)
@@ -120,7 +120,7 @@ row() {
 			csv / c, out / 1048576, (rate >= 10 ? "PASS" : "MISS") }'
 }
 
-traces= total=0
+traces='' total=0
 for p in $programs; do
 	miss=$(missing_"$p")
 	[ -z "$miss" ] || { say "$p skipped: missing $miss"; continue; }
