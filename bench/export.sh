@@ -1,79 +1,159 @@
 #!/bin/sh
-# export.sh - how fast mtrace-report --export turns a real program's trace
-# into tables, beside the two other readers of the same trace in the same
-# run: mtrace-report's own analysis (--leaks: two streaming passes) and
-# mtrace-dump --stats (per-thread cursors, no merge, no live set).
+# export.sh - how fast mtrace-report --export turns real programs' traces
+# into tables (issue #16's target: 10 M calls per second per core), on the
+# real-program corpus of bench/real.sh (bench/real_programs.sh).
 #
-# Records /usr/bin/python3 with PYTHONMALLOC=malloc (every object through
-# malloc) building and round-tripping dicts through json, then prints wall
-# and user time, peak RSS and records per user second of each reader, the
-# bytes written, and the export's rate against issue #16's target of 10 M
-# calls per second per core.  A benchmark: nothing here fails the build.
+# Each program is recorded once with mtrace-record --no-children; then,
+# on the same trace in the same run, mtrace-report --export of this build
+# (and of --baseline's build when given, for a before/after side by side)
+# and mtrace-report --leaks (whose peak RSS is the export's memory bound:
+# both hold the live set).  "Per core" is calls over CPU time (user + sys,
+# all threads: the export compresses in a thread per table); wall time is
+# printed beside it.  A last row exports every trace at once with --jobs=2.
+# A benchmark: nothing here fails the build.
 #
-# Usage: bench/export.sh [--dicts N] [--builddir DIR] [--dir DIR]
+# Usage: bench/export.sh [--quick] [--only LIST] [--baseline DIR] [--builddir DIR] [--dir DIR]
 set -eu
 
 me=export.sh
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
-dicts=300000
-builddir=
-dir=${TMPDIR:-/tmp}
+. "$srcdir/bench/common.sh"
+. "$srcdir/bench/real_programs.sh"
 
 usage() {
-	cat <<USAGE
+	cat <<EOF
 Usage: bench/export.sh [OPTION]...
-Times mtrace-report --export, mtrace-report --leaks and mtrace-dump --stats on
-one recording of python3 (about 70 calls per dict) and prints seconds, peak RSS
-and records/s.
+Records programs of the real-program corpus and times mtrace-report --export
+on each trace: calls per CPU second (user + sys) against the target of 10 M,
+wall time, peak RSS beside mtrace-report --leaks's, bytes written.
 
-  --dicts N       dicts the python program builds (default 300000: ~20 M calls)
-  --builddir DIR  configured build tree (default: the source tree if it is
-                  configured, else \${TMPDIR:-/tmp}/mtk-bench-build)
-  --dir DIR       where the trace and tables go (default \${TMPDIR:-/tmp};
-                  300000 dicts take about 110 MB of trace and 350 MB of tables)
+  --quick         inputs divided by 4
+  --only LIST     programs (comma-separated; default python,perl,sqlite) of:
+                  $corpus
+  --baseline DIR  also time the mtrace-report of this configured build tree
+                  (e.g. a build of main), on the same traces, for before/after
+  --builddir DIR  configured build tree measured (default: the source tree if
+                  it is configured, else \${TMPDIR:-/tmp}/mtk-bench-build)
+  --dir DIR       where traces and tables go (default \${TMPDIR:-/tmp}; the
+                  python trace takes about 125 MB, its tables about 400 MB)
   -h, --help      show this help
-USAGE
+
+Columns:
+  calls           records in the trace (mtrace-dump --stats)
+  wall s          the export's elapsed time
+  cpu s           its user + sys time, all threads
+  M/cpu s         million calls per CPU second: the target's "per core"
+  M/wall s        million calls per elapsed second
+  rss MB          the export's peak RSS; leaks MB: mtrace-report --leaks's
+  CSV B/call      bytes of CSV (before gzip) per call, all tables
+  MB out          the gzip CSV written
+  target          PASS when M/cpu s is 10 or more, else MISS
+EOF
 }
 
-# shellcheck source=common.sh
-. "$srcdir/bench/common.sh"
-
+scale=1
+only=python,perl,sqlite
+builddir=
+baseline=
+dir=${TMPDIR:-/tmp}
 while [ $# -gt 0 ]; do
 	case $1 in
-	--dicts) [ $# -ge 2 ] || die "--dicts needs a value"; number --dicts "$2"; dicts=$2; shift ;;
-	--builddir) [ $# -ge 2 ] || die "--builddir needs a value"; builddir=$2; shift ;;
-	--dir) [ $# -ge 2 ] || die "--dir needs a value"; dir=$2; shift ;;
+	--quick) scale=4 ;;
+	--only) [ $# -ge 2 ] || die "--only needs a list"; only=$2; shift ;;
+	--only=*) only=${1#--only=} ;;
+	--baseline) [ $# -ge 2 ] || die "--baseline needs a directory"; baseline=$2; shift ;;
+	--baseline=*) baseline=${1#--baseline=} ;;
+	--builddir) [ $# -ge 2 ] || die "--builddir needs a directory"; builddir=$2; shift ;;
+	--builddir=*) builddir=${1#--builddir=} ;;
+	--dir) [ $# -ge 2 ] || die "--dir needs a directory"; dir=$2; shift ;;
+	--dir=*) dir=${1#--dir=} ;;
 	-h | --help) usage; exit 0 ;;
-	*) usage >&2; die "unknown option '$1'" ;;
+	*) die "unknown option '$1'; try --help" ;;
 	esac
 	shift
 done
 
-[ -x /usr/bin/python3 ] || die "/usr/bin/python3 is needed (scripts/deps.sh test)"
+programs=$(echo "$only" | tr ',' ' ')
+for p in $programs; do
+	case " $corpus " in *" $p "*) ;; *) die "--only: no program '$p' (there are: $corpus)" ;; esac
+done
+[ -d "$dir" ] && [ -w "$dir" ] || die "--dir: '$dir' is not a writable directory"
+[ -x /usr/bin/time ] || die "/usr/bin/time is missing (Debian package time; scripts/deps.sh bench)"
+if [ -n "$baseline" ]; then
+	[ -x "$baseline/tools/mtrace-report" ] || die "--baseline: no tools/mtrace-report in '$baseline'"
+	baseline=$(cd "$baseline" && pwd)
+fi
+
 use_builddir
-make -s -C "$B" -j2 sdt/libmtracectl.la tools/mtrace-report tools/mtrace-dump >&2 ||
-	die "cannot build in $B"
-work=$(mktemp -d "$dir/mtk-export-bench.XXXXXX")
+make -s -C "$B" -j2 sdt/libmtracectl.la tools/mtrace-record tools/mtrace-report tools/mtrace-dump >&2 ||
+	die "cannot build the tools in $B"
+export MTRACE_LIBDIR="$B/sdt/.libs"
+
+work=$(mktemp -d "$dir/mtk-export.XXXXXX")
+work=$(cd "$work" && pwd)
 trap 'rm -rf "$work"' EXIT
 
-env PYTHONMALLOC=malloc MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$work/t" \
-	LD_PRELOAD="$B/sdt/.libs/libmtracectl.so" /usr/bin/python3 -c "
-import json
-d = [{'a': i, 'b': str(i) * 3, 'c': [i, i + 1]} for i in range($dicts)]
-json.loads(json.dumps(d))" >/dev/null
-trace=$(ls "$work"/t.*)
-recs=$("$B/tools/mtrace-dump" --stats --json "$trace" | grep -o '"records":[0-9]*' | head -n 1 | cut -d: -f2)
+say() { echo "$me: $*" >&2; }
 
-echo "readers of one trace of /usr/bin/python3 (PYTHONMALLOC=malloc, $dicts dicts through json)," \
-	"$(du -m "$trace" | cut -f1) MB; load average at start: $(cut -d' ' -f1 /proc/loadavg)"
-printf '%-16s %12s %8s %8s %10s %14s\n' reader records wall_s user_s max_rss_kb records/user_s
-timed mtrace-dump "$recs" "$B/tools/mtrace-dump" --stats "$trace"
-timed report-leaks "$recs" "$B/tools/mtrace-report" --leaks "$trace"
-timed export "$recs" "$B/tools/mtrace-report" --export="$work/tables" "$trace"
-echo "tables: $(du -sm "$work/tables" | cut -f1) MB of gzip CSV"
-if [ -s "$work/last.export" ]; then
-	read -r recs user <"$work/last.export"
-	awk -v r="$recs" -v u="$user" 'BEGIN {
-		rate = (u > 0 ? r / u : 0)
-		printf "export: %.2f M calls/s per core (target 10): %s\n", rate / 1e6, rate >= 1e7 ? "PASS" : "MISS" }'
-fi
+# run LABEL CMD...: CMD under /usr/bin/time; "WALL USER SYS MAXRSS_KB" in
+# $work/LABEL.time.  Fails as CMD does.
+run() {
+	label=$1
+	shift
+	/usr/bin/time -f '%e %U %S %M' -o "$work/$label.time" "$@" >"$work/$label.out" \
+		2>"$work/$label.err" || { say "$label failed: $(tail -n 2 "$work/$label.err")"; return 1; }
+}
+
+# row NAME CALLS LABEL LEAKS_LABEL TABLES: one line of the table.
+row() {
+	read -r wall user sys rss <"$work/$3.time"
+	leaks_kb=-
+	[ -n "$4" ] && leaks_kb=$(awk '{ print $4 }' "$work/$4.time")
+	csv=$(find "$5" -name '*.csv.gz' -exec cat {} + | gzip -dc | wc -c)
+	out=$(du -sb "$5" | cut -f1)
+	awk -v n="$1" -v c="$2" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" -v l="$leaks_kb" \
+		-v csv="$csv" -v out="$out" 'BEGIN {
+		cpu = u + s
+		rate = cpu > 0 ? c / cpu / 1e6 : 0
+		printf "%-16s %10d %7.2f %7.2f %8.2f %9.2f %7.0f %8s %7.1f %7.0f %6s\n", n, c, w, cpu, rate,
+			(w > 0 ? c / w / 1e6 : 0), r / 1024, (l == "-" ? "-" : sprintf("%.0f", l / 1024)),
+			csv / c, out / 1048576, (rate >= 10 ? "PASS" : "MISS") }'
+}
+
+traces='' total=0
+for p in $programs; do
+	miss=$(missing_"$p")
+	[ -z "$miss" ] || { say "$p skipped: missing $miss"; continue; }
+	mkdir -p "$work/$p"
+	say "$p: recording ($(about_"$p"))"
+	(cd "$work/$p" && setup_"$p" >setup.log 2>&1 &&
+		run_"$p" "$B/tools/mtrace-record" -q --no-children -o "$work/$p/t.mtr" -- >/dev/null 2>&1) ||
+		{ say "$p: recording failed"; continue; }
+	# the trace's total comes first, before each thread's
+	calls=$("$B/tools/mtrace-dump" --stats --json "$work/$p/t.mtr" | grep -o '"records":[0-9]*' |
+		head -n 1 | cut -d: -f2)
+	echo "$p $calls" >>"$work/calls"
+	traces="$traces $work/$p/t.mtr"
+	total=$((total + calls))
+done
+[ -n "$traces" ] || die "no program could be recorded"
+
+echo "mtrace-report --export on the real-program corpus; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-16s %10s %7s %7s %8s %9s %7s %8s %7s %7s %6s\n' trace calls wall_s cpu_s M/cpu_s \
+	M/wall_s rss_MB leaks_MB CSV_B/c MB_out target
+while read -r p calls; do
+	say "$p: exporting"
+	run "$p.leaks" "$B/tools/mtrace-report" --leaks "$work/$p/t.mtr" || continue
+	if [ -n "$baseline" ]; then
+		rm -rf "$work/tables"
+		run "$p.base" "$baseline/tools/mtrace-report" --export="$work/tables" "$work/$p/t.mtr" &&
+			row "$p (baseline)" "$calls" "$p.base" "$p.leaks" "$work/tables"
+	fi
+	rm -rf "$work/tables"
+	run "$p.export" "$B/tools/mtrace-report" --export="$work/tables" "$work/$p/t.mtr" &&
+		row "$p" "$calls" "$p.export" "$p.leaks" "$work/tables"
+done <"$work/calls"
+rm -rf "$work/tables"
+# shellcheck disable=SC2086 # one argument per trace
+run all "$B/tools/mtrace-report" --export="$work/tables" --jobs=2 $traces &&
+	row "all, --jobs=2" "$total" all "" "$work/tables"

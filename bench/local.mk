@@ -45,5 +45,5 @@ dist_noinst_SCRIPTS += bench/order.sh
 # allocator, and whether the two rankings agree.
 dist_noinst_SCRIPTS += bench/fidelity.sh
 
-# bench/export.sh: mtrace-report --export beside the other readers of a python3 trace.
+# bench/export.sh: mtrace-report --export on the real-program corpus (issue #16 point 1).
 dist_noinst_SCRIPTS += bench/export.sh

@@ -5,6 +5,11 @@
 REPORT_TESTS = tests/t-report-stacks.sh tests/t-report-dlopen.sh tests/t-report-bad.sh \
 	tests/t-report-threads.sh tests/t-report-diff.sh tests/t-report-export.sh
 TESTS += $(REPORT_TESTS)
+# csv_number: --export's hand-written number cells against printf.
+check_PROGRAMS += tests/csv_number
+TESTS += tests/csv_number
+tests_csv_number_SOURCES = tests/csv_number.c tests/check.h tools/csv_gz.c tools/csv_gz.h
+tests_csv_number_LDADD = lib/libmtformat.la -lisal
 EXTRA_DIST += $(REPORT_TESTS) tests/report-lib.sh tests/report_prog.c tests/report_lib.c \
 	tests/report_cxx.cc tests/report_dl.c tests/report_plugin.c tests/report_grow.c \
 	tests/export-query.js

@@ -23,5 +23,5 @@ tools_mtrace_report_SOURCES = tools/mtrace-report.c tools/report.h tools/report_
 # --html: the page (report_html.c) and its time series (report_timeline.c).
 tools_mtrace_report_SOURCES += tools/report_html.c tools/report_timeline.c \
 	tools/report_timeline.h
-tools_mtrace_report_LDADD = lib/libmtformat.la lib/libmthtml.la -ldw -lelf -ldeflate -lstdc++ -lm
+tools_mtrace_report_LDADD = lib/libmtformat.la lib/libmthtml.la -ldw -lelf -lisal -lstdc++ -lm
 dist_man1_MANS += docs/mtrace-report.1

@@ -163,23 +163,63 @@ static void call_row(struct exporter *x, const struct mt_rec *r, uint32_t tid, u
 	csv_gz_end_row(w);
 }
 
+/* Records read ahead of the one being handled: their live-set slots are
+ * prefetched, so a big program's live set (far larger than the caches)
+ * costs one wait on memory per LOOKAHEAD records rather than one each. */
+#define LOOKAHEAD 16
+
+struct pending {
+	struct mt_rec r;
+	size_t thread;
+	uint64_t seq;
+};
+
+/* The slots track() will touch for r. */
+static void prefetch_blocks(const struct exporter *x, const struct mt_rec *r)
+{
+	if (r->call == MT_CALL_EVENT)
+		return;
+	if (mt_call_has_in(r->call) && !(r->flags & MT_RF_NULL_IN))
+		u64map_prefetch(&x->live, r->ptr_in);
+	if (mt_call_allocates(r->call) && !(r->flags & MT_RF_NULL_OUT))
+		u64map_prefetch(&x->live, r->ptr_out);
+}
+
+/* One record into calls and blocks; 0 or -1 when out of memory. */
+static int handle(struct exporter *x, struct mt_rec *r, size_t thread, uint64_t seq)
+{
+	uint32_t tid = mt_trace_thread_tid(x->t, thread);
+	uint64_t ns = trace_ns(x->in, r->ts);
+	if (r->stack && !mt_trace_stack_find(x->t, r->stack))
+		r->stack = 0; /* as the report: a stack the table lacks is unknown */
+	call_row(x, r, tid, seq, ns);
+	return r->call != MT_CALL_EVENT ? track(x, r, tid, seq, ns) : 0;
+}
+
 /* Every record in time order into calls and blocks; 0 or -1 with e set. */
 static int walk(struct exporter *x, struct mt_error *e)
 {
 	struct mt_trace_merge *m = mt_trace_merge_open(x->t);
 	if (!m)
 		return mt_error_set(e, mt_trace_path(x->t), "out of memory");
-	struct mt_rec r;
-	size_t thread;
-	uint64_t seq;
-	int rc;
-	while ((rc = mt_trace_merge_next(m, &r, &thread, &seq, e)) == 1) {
-		uint32_t tid = mt_trace_thread_tid(x->t, thread);
-		uint64_t ns = trace_ns(x->in, r.ts);
-		if (r.stack && !mt_trace_stack_find(x->t, r.stack))
-			r.stack = 0; /* as the report: a stack the table lacks is unknown */
-		call_row(x, &r, tid, seq, ns);
-		if (r.call != MT_CALL_EVENT && track(x, &r, tid, seq, ns)) {
+	struct pending ahead[LOOKAHEAD];
+	size_t first = 0, count = 0;
+	int rc = 1;
+	for (;;) {
+		while (rc == 1 && count < LOOKAHEAD) {
+			struct pending *p = &ahead[(first + count) % LOOKAHEAD];
+			rc = mt_trace_merge_next(m, &p->r, &p->thread, &p->seq, e);
+			if (rc == 1) {
+				prefetch_blocks(x, &p->r);
+				count++;
+			}
+		}
+		if (!count)
+			break;
+		struct pending *p = &ahead[first];
+		first = (first + 1) % LOOKAHEAD;
+		count--;
+		if (handle(x, &p->r, p->thread, p->seq)) {
 			rc = mt_error_set(e, mt_trace_path(x->t), "out of memory");
 			break;
 		}

@@ -28,6 +28,10 @@ void *u64map_find(const struct u64map *m, uint64_t key);
  * only until the next add. */
 void *u64map_add(struct u64map *m, uint64_t key, int *added);
 void u64map_remove(struct u64map *m, void *entry);
+/* Starts loading the slot where key's search begins into the cache, for a
+ * caller that knows its next keys: a find in a table larger than the
+ * caches is otherwise a wait on memory. */
+void u64map_prefetch(const struct u64map *m, uint64_t key);
 /* The i-th slot's entry, NULL when free: for walking every entry. */
 void *u64map_slot(const struct u64map *m, size_t i);
 
