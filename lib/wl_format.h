@@ -346,7 +346,7 @@ static inline __attribute__((always_inline)) unsigned mt_op_decode_common(
 /*
  * The fast path's second step, for the ops after malloc and free that
  * programs make most: a calloc that returned a block (gcc's cc1: one call
- * in six) and a free of NULL (cc1: one in fifteen).  As
+ * in six) and a free of NULL (cc1: one in eleven).  As
  * mt_op_decode_common, with *nmemb and *size for a calloc, *obj 0 for a
  * free of NULL, and the head byte returned (MT_CALL_CALLOC or
  * MT_OP_FREE_NULL).  Apart from mt_op_decode_common so that the loop's
