@@ -1,16 +1,16 @@
 /*
  * run_ops.c - the workload op decoder's fast path (mt_op_decode_common,
- * lib/wl_format.h) against the general decoder, which trace_run falls back
- * to whenever the fast path declines.
+ * then mt_op_decode_more, lib/wl_format.h) against the general decoder,
+ * which trace_run falls back to whenever the fast path declines.
  *
  * For every opcode and head-byte flag, with and without timing, in both
  * encodings of new objects (version 1, version 2's zigzag), values at
  * the varint length edges, followed by more bytes of either kind or cut
  * short, the fast path must either decode exactly what mt_op_decode does
- * (position, state, delta, object, size), or decline and touch nothing.
- * With MT_WL_OP_MAX bytes after the head byte it must decline nothing it
- * was made for: a flagless malloc, or a flagless free of an object other
- * than 0.
+ * (position, state, delta, object, nmemb, size), or decline and touch
+ * nothing.  With MT_WL_OP_MAX bytes after the head byte it must decline
+ * nothing it was made for: a flagless malloc or calloc, a flagless free of
+ * an object other than 0, a free of NULL.
  */
 #include <string.h>
 
@@ -28,34 +28,48 @@ static void compare(const uint8_t *b, size_t n, uint64_t last_new, int timing)
 {
 	struct mt_op_state s1 = { last_new, new_signed }, s2 = { last_new, new_signed };
 	const uint8_t *p1 = b, *p2 = b, *end = b + n;
-	uint64_t delta = 7, obj = 7, size = 7;
+	uint64_t delta = 7, obj = 7, nmemb = 7, size = 7;
 	struct mt_op op;
 	unsigned code = mt_op_decode_common(&p1, end, &s1, timing, &delta, &obj, &size);
+	if (!code) {
+		CHECK(p1 == b && s1.last_new == last_new, "head %#x, %zu bytes: declined, but moved",
+		      b[0], n);
+		code = mt_op_decode_more(&p1, end, &s1, timing, &delta, &obj, &nmemb, &size);
+	} else {
+		CHECK(code == MT_CALL_MALLOC || code == MT_CALL_FREE,
+		      "head %#x: the first step decoded %u", b[0], code);
+	}
 	int rc = mt_op_decode(&p2, end, &s2, &op, timing);
-	int made_for = rc == 0 && op.flags == 0 &&
-		       ((op.code == MT_CALL_MALLOC && op.new_obj) || (op.code == MT_CALL_FREE && op.old_obj));
+	unsigned head = rc ? 0 : (unsigned)(op.code | op.flags);
+	int made_for = (head == MT_CALL_MALLOC && op.new_obj) ||
+		       (head == MT_CALL_CALLOC && op.new_obj) ||
+		       (head == MT_CALL_FREE && op.old_obj) || head == MT_OP_FREE_NULL;
 	int room = n > MT_WL_OP_MAX;
 
 	cases++;
 	if (!code) {
-		CHECK(!made_for || !room, "head %#x, %zu bytes, timing %d: declined a plain %s", b[0], n,
-		      timing, op.code == MT_CALL_MALLOC ? "malloc" : "free");
+		CHECK(!made_for || !room, "head %#x, %zu bytes, timing %d: declined op %u", b[0], n,
+		      timing, op.code);
 		CHECK(p1 == b && s1.last_new == last_new, "head %#x, %zu bytes: declined, but moved",
 		      b[0], n);
 		return;
 	}
 	fast++;
-	CHECK(made_for && code == op.code, "head %#x, %zu bytes, timing %d: decoded as %u", b[0], n,
+	CHECK(made_for && code == head, "head %#x, %zu bytes, timing %d: decoded as %u", b[0], n,
 	      timing, code);
 	if (!made_for)
 		return;
 	CHECK(p1 == p2 && s1.last_new == s2.last_new && delta == op.delta_ns,
 	      "head %#x, %zu bytes: position, state or delta differ", b[0], n);
-	if (code == MT_CALL_MALLOC)
-		CHECK(obj == op.new_obj && size == op.size, "malloc: object %llu size %llu, not %llu %llu",
-		      (unsigned long long)obj, (unsigned long long)size,
-		      (unsigned long long)op.new_obj, (unsigned long long)op.size);
-	else
+	if (code == MT_CALL_MALLOC || code == MT_CALL_CALLOC)
+		CHECK(obj == op.new_obj && size == op.size, "%s: object %llu size %llu, not %llu %llu",
+		      code == MT_CALL_MALLOC ? "malloc" : "calloc", (unsigned long long)obj,
+		      (unsigned long long)size, (unsigned long long)op.new_obj,
+		      (unsigned long long)op.size);
+	if (code == MT_CALL_CALLOC)
+		CHECK(nmemb == op.nmemb, "calloc: nmemb %llu, not %llu", (unsigned long long)nmemb,
+		      (unsigned long long)op.nmemb);
+	if (code == MT_CALL_FREE || code == MT_OP_FREE_NULL)
 		CHECK(obj == op.old_obj, "free: object %llu, not %llu", (unsigned long long)obj,
 		      (unsigned long long)op.old_obj);
 }
@@ -87,7 +101,8 @@ int main(void)
 								.code = (uint8_t)code, .flags = (uint8_t)flags,
 								.delta_ns = timing ? values[a] : 0,
 								.old_obj = values[v], .new_obj = 1000 + values[v],
-								.align = 16, .nmemb = 3, .size = values[a],
+								.align = 16, .nmemb = values[NVALUES - 1 - v],
+								.size = values[a],
 								.sync = values[v],
 							};
 							encoded(&op, 1000, timing);

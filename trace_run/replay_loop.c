@@ -7,23 +7,30 @@
  * and the call itself, for a malloc that returned a block or a free
  * of one (most calls of any workload): the op decoded from its head byte
  * and one to three varints straight into registers (mt_op_decode_common:
- * one check that the op fits, one- and two-byte varints inline; ~30
+ * one check that the op fits, varints of up to eight bytes inline, one and
+ * two bytes by compares, longer ones by one load and a few shifts; ~30
  * instructions), one histogram update (a bit scan, no branch; ~10), the
  * object table store (malloc) or load (free), the ideal RSS update (a
  * plain load and store with one thread, a relaxed atomic add with more; a
  * free leaves the peak alone), and one relaxed store of the call counter.
- * Every other op goes through mt_op_decode and replay_call, out of line.
+ * A calloc that returned a block and a free of NULL take a second fast
+ * step (mt_op_decode_more) and a short out-of-line call; every other op
+ * goes through mt_op_decode and replay_call, out of line.
  * bench/trace_run.sh measures 72 instructions (70-72 with each timer) and
- * ~7.5 ns a call against a plain loop of the same calls timed alike.
+ * ~7.5 ns a call against a plain loop of the same calls timed alike; on
+ * the real-program corpus (bench/real.sh) the replay thread runs 106-120
+ * instructions a call outside the allocator on one thread (CPython,
+ * sqlite3, gcc's cc1) and its own cost is 6-8 ns a call beyond the
+ * timer's (docs/BENCHMARKS.md).
  * RDTSCP (and LFENCE before RDTSC) waits for all earlier work, so a free's
  * chain of dependent loads (stream bytes, then its slot) counts for more
- * than its instructions.  With more than one thread and
+ * than its instructions; prefetching the next op's slot measured no gain
+ * (docs/BENCHMARKS.md) and is not done.  With more than one thread and
  * recorded times, each op whose time moved also stores the thread's
  * position on the shared clock and loads its own wake word, and each
  * allocating call compares its time with the last bound seen (clock.c);
  * without the shared clock or --pace, recorded times cost only their
- * decoding.  Before each fast-path call, a prefetch of the next op's slot
- * (~10 instructions).  No allocation, no lock; system calls only at a
+ * decoding.  No allocation, no lock; system calls only at a
  * stream window's end (stream.c, once per ~1 M calls) and where the ideal
  * RSS reaches a new peak 1/64 above the last (rss.c, a few hundred times a
  * replay).  That work, --touch, --trim-every, --pace and the clock's waits
@@ -192,12 +199,21 @@ static void *timed_emulation(const struct mt_op *op, void *in, size_t page,
 	return out;
 }
 
-/* The two calls most of every workload is, timed as timed_call times the
+/* The calls most of every workload is, timed as timed_call times the
  * others: nothing but the call between the two timer reads. */
 static inline void *timed_malloc(size_t sz, enum rt_timer_source timer, uint64_t *cost)
 {
 	uint64_t t0 = rt_now(timer);
 	void *out = malloc(sz);
+	*cost = rt_now(timer) - t0;
+	return out;
+}
+
+static inline void *timed_calloc(size_t nmemb, size_t sz, enum rt_timer_source timer,
+				 uint64_t *cost)
+{
+	uint64_t t0 = rt_now(timer);
+	void *out = calloc(nmemb, sz);
 	*cost = rt_now(timer) - t0;
 	return out;
 }
@@ -230,7 +246,7 @@ static void *timed_call(const struct mt_op *op, void *in, const struct rt_thread
 		return timed_emulation(op, in, t->page, timer, cost);
 	switch (op->code) {
 	case MT_CALL_CALLOC:
-		t0 = rt_now(timer); out = calloc(op->nmemb, sz); t1 = rt_now(timer); break;
+		return timed_calloc((size_t)op->nmemb, sz, timer, cost);
 	case MT_CALL_REALLOC:
 		t0 = rt_now(timer); out = realloc(in, sz); t1 = rt_now(timer); break;
 	case MT_CALL_REALLOCARRAY:
@@ -379,34 +395,8 @@ static __attribute__((noinline)) void replay_call(struct rt_thread *t, const str
 		alloc_done(t, op->new_obj, out, req);
 }
 
-/*
- * Starts loading the object table slot of the op at p, the next one, while
- * this one's call runs.  With a live set of millions of blocks (CPython's
- * 3 M: a 48 MB table) a free's slot is often out of cache, and RDTSCP
- * waits for that load before the call's timing starts, so the miss counts
- * as the replayer's own time.  Both ops of the fast path carry their
- * object after the head byte and the delta, relative to last_new
- * (zigzagged, version 2); the delta and object are read as up to two-byte
- * varints, and a guess that is wrong (a longer varint, another op) starts
- * a load of a line of the table nobody needs, never a fault: ~10
- * instructions a call.
- */
-static inline void prefetch_slot(const struct rt_thread *t, const uint8_t *p, const uint8_t *end,
-				 uint64_t last_new, int timing, uint64_t objects)
-{
-	if (end - p < 8)
-		return;
-	p++;
-	if (timing)
-		p += p[0] < 0x80 ? 1 : p[1] < 0x80 ? 2 : 3;
-	uint64_t v = p[0] < 0x80 ? p[0] : (uint64_t)(p[0] & 0x7f) | (uint64_t)(p[1] & 0x7f) << 7;
-	uint64_t obj = last_new + (uint64_t)mt_unzigzag(v);
-	if (obj <= objects)
-		__builtin_prefetch(&t->slots[obj], 1);
-}
-
-/* replay_call for what mt_op_decode_common decodes: a malloc that
- * returned a block when recorded, and a free of a block. */
+/* replay_call for what mt_op_decode_common decodes: a malloc or calloc
+ * that returned a block when recorded, a free of a block, a free of NULL. */
 static inline void replay_malloc(struct rt_thread *t, uint64_t obj, uint64_t size,
 				 enum rt_timer_source timer, uint64_t overhead)
 {
@@ -418,6 +408,20 @@ static inline void replay_malloc(struct rt_thread *t, uint64_t obj, uint64_t siz
 	alloc_done(t, obj, out, size);
 }
 
+/* Out of line: a call the compiler would otherwise inline into the loop
+ * beside malloc's, for a sixth of the calls at most (gcc's cc1). */
+static __attribute__((noinline)) void replay_calloc(struct rt_thread *t, uint64_t obj,
+						    uint64_t nmemb, uint64_t size,
+						    enum rt_timer_source timer, uint64_t overhead)
+{
+	void *out = NULL;
+	uint64_t cost = 0, req = mt_nmemb_bytes(nmemb, size);
+	if (!impossible(req))
+		out = timed_calloc((size_t)nmemb, (size_t)size, timer, &cost);
+	record(t->stat[MT_CALL_CALLOC], cost, overhead);
+	alloc_done(t, obj, out, req);
+}
+
 static inline void replay_free(struct rt_thread *t, uint64_t obj, enum rt_timer_source timer,
 			       uint64_t overhead)
 {
@@ -426,6 +430,15 @@ static inline void replay_free(struct rt_thread *t, uint64_t obj, enum rt_timer_
 	uint64_t cost;
 	release(t, in);
 	timed_free(p, timer, &cost);
+	record(t->stat[MT_CALL_FREE], cost, overhead);
+}
+
+static __attribute__((noinline)) void replay_free_null(struct rt_thread *t,
+						       enum rt_timer_source timer,
+						       uint64_t overhead)
+{
+	uint64_t cost;
+	timed_free(NULL, timer, &cost);
 	record(t->stat[MT_CALL_FREE], cost, overhead);
 }
 
@@ -555,7 +568,6 @@ void *rt_thread_main(void *arg)
 	/* calls until the next malloc_trim; never reached without --trim-every */
 	uint64_t until_trim = trim_every ? trim_every : UINT64_MAX;
 	const int timing = (r->info->flags & MT_WLF_TIMING) != 0;
-	const uint64_t objects = r->info->objects;
 	const unsigned spins = r->spins;
 	struct mt_op_state st = mt_wl_first_state(r->info);
 	struct mt_op op;
@@ -576,10 +588,9 @@ void *rt_thread_main(void *arg)
 		const uint8_t *const stop = rt_stream_stop(t, p);
 		while (p < stop) {
 			const uint8_t *at = p;
-			uint64_t delta, obj, size;
+			uint64_t delta, obj, nmemb, size;
 			unsigned code = mt_op_decode_common(&p, end, &st, timing, &delta, &obj, &size);
 			if (code) {
-				prefetch_slot(t, p, end, st.last_new, timing, objects);
 				if (tl.used && delta)
 					advance(t, &tl, delta);
 				if (code == MT_CALL_MALLOC) {
@@ -587,6 +598,19 @@ void *rt_thread_main(void *arg)
 					replay_malloc(t, obj, size, timer, overhead);
 				} else {
 					replay_free(t, obj, timer, overhead);
+				}
+				call_done(t, &calls, &until_trim, trim_every);
+				continue;
+			}
+			code = mt_op_decode_more(&p, end, &st, timing, &delta, &obj, &nmemb, &size);
+			if (code) {
+				if (tl.used && delta)
+					advance(t, &tl, delta);
+				if (code == MT_CALL_CALLOC) {
+					gate(t, &tl);
+					replay_calloc(t, obj, nmemb, size, timer, overhead);
+				} else {
+					replay_free_null(t, timer, overhead);
 				}
 				call_done(t, &calls, &until_trim, trim_every);
 				continue;
