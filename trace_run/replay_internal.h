@@ -67,6 +67,8 @@ struct rt_thread {
 	const uint8_t *stream, *end;
 	size_t window;          /* stream bytes held ahead, see stream.c */
 	int64_t rss_next;       /* ideal bytes at which it reads the RSS again */
+	int64_t ideal_pending;  /* ideal bytes gathered, not yet in r->ideal_live */
+	int64_t ideal_batch;    /* gathered bytes that are flushed (replay_loop.c) */
 	uint32_t index, tid;
 	pthread_t pthread;
 	uint64_t failed_now, recorded_failed_ok;
