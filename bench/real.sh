@@ -12,8 +12,9 @@
 #   3. converts the trace with trace2wl,
 #   4. replays the workload with trace_run --touch=none,
 # With --stacks it also records each program with mtrace-record --stacks
-# and runs it under heaptrack, and prints a third table: issue #13's cost
-# target for recording with call stacks, side by side with heaptrack.
+# (with our stack walker, and again with libunwind's alone) and runs it
+# under heaptrack, and prints a third table: issue #13's cost target for
+# recording with call stacks, side by side with heaptrack.
 # It prints two tables: recording (time added per call, trace bytes per
 # call) and conversion and replay (trace2wl calls/s and peak RSS, workload
 # bytes per call, trace_run's own cost per call and memory).  Times are
@@ -44,8 +45,9 @@ what each step costs per call.  About 4 minutes of CPU time in all: well
 under 10 minutes on a quiet 2-core machine.
 
   --quick         inputs divided by 4 (about a quarter of the time)
-  --stacks        also record with mtrace-record --stacks and run under
-                  heaptrack (about twice the time): a third table
+  --stacks        also record with mtrace-record --stacks (our walker, then
+                  libunwind's) and run under heaptrack (about three times
+                  the time): a third table
   --only LIST     only these programs (comma-separated) of: $corpus
   --builddir DIR  configured build tree whose tools are measured (default:
                   the source tree if it is configured, else
@@ -80,6 +82,8 @@ Columns:
   tr peak MB      trace_run's peak RSS as a process (/usr/bin/time)
 With --stacks:
   stk ns/call     time mtrace-record --stacks (64 frames) adds per call, CPU
+  lu ns/call      the same with MTRACE_UNWIND=libunwind (every stack walked
+                  by libunwind's unw_backtrace, as before our walker), CPU
   ht ns/call      time heaptrack -o FILE adds per call, CPU (its
                   heaptrack_interpret child included)
   ht/stk          their ratio, from CPU time; target: at least 3
@@ -182,8 +186,9 @@ stacks_row() {
 		ratio=$(fmt=%.2f calc "$ht / ($stk > 0 ? $stk : 0.1)")
 		verdict=$(calc "($ratio >= 3 && $spc <= 12) ? 1 : 0" | sed 's/^1.*/PASS/; s/^0.*/MISS/')
 	fi
-	printf '%-9s %10s %11s %8s %10s %11s %8s %7s %10s %6s\n' "$p" "$calls" "$stk" \
-		"$(per_call "($(field stk.time 1) - $best) / $calls")" "$spc" "$ht" \
+	printf '%-9s %10s %11s %8s %10s %10s %11s %8s %7s %10s %6s\n' "$p" "$calls" "$stk" \
+		"$(per_call "($(field stk.time 1) - $best) / $calls")" "$spc" \
+		"$(per_call "($(field lu.time 3) - $best_cpu) / $calls")" "$ht" \
 		"$(per_call "($(field ht.time 1) - $best) / $calls")" "$ratio" \
 		"$(calc "$(field ht.time 2) / 1024")" "$verdict" >stk.row
 }
@@ -261,12 +266,15 @@ measure() {
 		say "$p: recording with stacks"
 		if ! timed stk run_"$p" "$record" -q --no-children --stacks -o "$d/s.mtr" --; then
 			fail_row "recording with stacks" stk stk.row
+		elif ! timed lu run_"$p" env MTRACE_UNWIND=libunwind "$record" -q --no-children \
+			--stacks -o "$d/lu.mtr" --; then
+			fail_row "recording with stacks by libunwind" lu stk.row
 		else
 			say "$p: running under heaptrack"
 			if timed ht run_"$p" heaptrack -o "$d/ht"; then stacks_row; else fail_row heaptrack ht stk.row; fi
 		fi
 	fi
-	[ "$keep" = 1 ] || rm -f t.mtr t.wl s.mtr ht.*
+	[ "$keep" = 1 ] || rm -f t.mtr t.wl s.mtr lu.mtr ht.*
 	say "$p: done (load $(load))"
 }
 
@@ -309,7 +317,7 @@ for p in $programs; do [ ! -f "$work/$p/rep.row" ] || cat "$work/$p/rep.row"; do
 if [ "$stacks" = 1 ]; then
 	echo
 	echo "With call stacks (mtrace-record --stacks) beside heaptrack; targets: ht/stk >= 3, stk B/call <= 12"
-	printf '%-9s %10s %11s %8s %10s %11s %8s %7s %10s %6s\n' program calls "stk ns/call" "(wall)" \
-		"stk B/call" "ht ns/call" "(wall)" "ht/stk" "ht peak MB" target
+	printf '%-9s %10s %11s %8s %10s %10s %11s %8s %7s %10s %6s\n' program calls "stk ns/call" \
+		"(wall)" "stk B/call" "lu ns/call" "ht ns/call" "(wall)" "ht/stk" "ht peak MB" target
 	for p in $programs; do [ ! -f "$work/$p/stk.row" ] || cat "$work/$p/stk.row"; done
 fi
