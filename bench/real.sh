@@ -29,7 +29,7 @@
 # Per-call times are shown as "-" for a program of under 100,000 calls
 # (zstd): there they measure process start-up, not calls.
 #
-# Usage: bench/real.sh [--quick] [--stacks] [--only NAME,...] [--builddir DIR] [--dir DIR] [--keep]
+# Usage: bench/real.sh [--quick] [--stacks] [--runs N] [--only NAME,...] [--builddir DIR] [--dir DIR] [--keep]
 set -eu
 
 me=real.sh
@@ -48,6 +48,10 @@ under 10 minutes on a quiet 2-core machine.
   --stacks        also record with mtrace-record --stacks (our walker, then
                   libunwind's) and run under heaptrack (about three times
                   the time): a third table
+  --runs N        with --stacks: run each of the third table's contenders N
+                  times (and the program untraced at least N times) and
+                  keep each one's fastest run, against a busy machine's
+                  noise (default 1)
   --only LIST     only these programs (comma-separated) of: $corpus
   --builddir DIR  configured build tree whose tools are measured (default:
                   the source tree if it is configured, else
@@ -98,10 +102,13 @@ builddir=
 dir=${TMPDIR:-/tmp}
 keep=0
 stacks=0
+runs=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) scale=4 ;;
 	--stacks) stacks=1 ;;
+	--runs) [ $# -ge 2 ] || die "--runs needs a number"; runs=$2; shift ;;
+	--runs=*) runs=${1#--runs=} ;;
 	--only) [ $# -ge 2 ] || die "--only needs a list"; only=$2; shift ;;
 	--only=*) only=${1#--only=} ;;
 	--builddir) [ $# -ge 2 ] || die "--builddir needs a directory"; builddir=$2; shift ;;
@@ -123,6 +130,7 @@ if [ -n "$only" ]; then
 	done
 fi
 [ -d "$dir" ] && [ -w "$dir" ] || die "--dir: '$dir' is not a writable directory"
+case $runs in '' | *[!0-9]* | 0*) die "--runs: '$runs' is not a number of runs from 1" ;; esac
 [ "$stacks" = 0 ] || command -v heaptrack >/dev/null ||
 	die "--stacks: heaptrack is missing (Debian package heaptrack; scripts/deps.sh bench)"
 [ -x /usr/bin/time ] || die "/usr/bin/time is missing (Debian package time; scripts/deps.sh bench)"
@@ -172,6 +180,21 @@ timed() {
 }
 direct() { "$@"; }
 
+# fastest NAME RUN [WRAP...]: timed, $runs times; NAME.time keeps the run
+# of least CPU time, and its wall time is the least of the runs'.
+fastest() {
+	fname=$1
+	shift
+	best_line=
+	for r in $(seq "$runs"); do
+		timed "$fname" "$@" || return 1
+		best_line=$(printf '%s\n%s\n' "$best_line" "$(cat "$fname.time")" | awk 'NF == 3 {
+			if (!n++ || $3 < c) { c = $3; k = $2 } if (n == 1 || $1 < w) w = $1 }
+			END { print w, k, c }')
+	done
+	echo "$best_line" >"$fname.time"
+}
+
 # field FILE N: the Nth word of the file's first line.
 field() { awk -v n="$2" 'NR == 1 { print $n }' "$1"; }
 
@@ -211,7 +234,7 @@ measure() {
 	say "$p: making the input ($(about_"$p"))"
 	setup_"$p" >setup.log 2>&1 || { cp setup.log setup.err; fail_row setup setup; return 0; }
 	best= best_cpu=
-	for i in 1 2; do
+	for i in $(seq $((runs > 2 ? runs : 2))); do
 		say "$p: untraced run $i"
 		timed plain run_"$p" || { fail_row "the untraced run" plain; return 0; }
 		t=$(field plain.time 1)
@@ -264,14 +287,18 @@ measure() {
 		"$(calc "$before_kb / 1024")" "$(calc "$rep_kb / 1024")" >rep.row
 	if [ "$stacks" = 1 ]; then
 		say "$p: recording with stacks"
-		if ! timed stk run_"$p" "$record" -q --no-children --stacks -o "$d/s.mtr" --; then
+		if ! fastest stk run_"$p" "$record" -q --no-children --stacks -o "$d/s.mtr" --; then
 			fail_row "recording with stacks" stk stk.row
-		elif ! timed lu run_"$p" env MTRACE_UNWIND=libunwind "$record" -q --no-children \
+		elif ! fastest lu run_"$p" env MTRACE_UNWIND=libunwind "$record" -q --no-children \
 			--stacks -o "$d/lu.mtr" --; then
 			fail_row "recording with stacks by libunwind" lu stk.row
 		else
 			say "$p: running under heaptrack"
-			if timed ht run_"$p" heaptrack -o "$d/ht"; then stacks_row; else fail_row heaptrack ht stk.row; fi
+			if fastest ht run_"$p" heaptrack -o "$d/ht"; then
+				stacks_row
+			else
+				fail_row heaptrack ht stk.row
+			fi
 		fi
 	fi
 	[ "$keep" = 1 ] || rm -f t.mtr t.wl s.mtr lu.mtr ht.*
@@ -297,6 +324,7 @@ echo "Real-program corpus ($me$([ "$scale" = 1 ] || echo ' --quick')), $(date -u
 echo "machine: $(nproc) cpus, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)," \
 	"$(uname -r), glibc $(ldd --version | awk 'NR == 1 { print $NF }')"
 echo "load average at start: $start_load; at end: $(load); run took $minutes min"
+[ "$runs" = 1 ] || echo "stacks contenders: the fastest of $runs runs each (untraced: of $((runs > 2 ? runs : 2)))"
 echo "tools: $B ($(cd "$srcdir" && git describe --always --dirty 2>/dev/null || echo 'not a git tree'))"
 echo
 for p in $programs; do
