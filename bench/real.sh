@@ -12,8 +12,9 @@
 #   3. converts the trace with trace2wl,
 #   4. replays the workload with trace_run --touch=none,
 # With --stacks it also records each program with mtrace-record --stacks
-# and runs it under heaptrack, and prints a third table: issue #13's cost
-# target for recording with call stacks, side by side with heaptrack.
+# (with our stack walker, and again with libunwind's alone) and runs it
+# under heaptrack, and prints a third table: issue #13's cost target for
+# recording with call stacks, side by side with heaptrack.
 # It prints two tables: recording (time added per call, trace bytes per
 # call) and conversion and replay (trace2wl calls/s and peak RSS, workload
 # bytes per call, trace_run's own cost per call and memory).  Times are
@@ -28,7 +29,7 @@
 # Per-call times are shown as "-" for a program of under 100,000 calls
 # (zstd): there they measure process start-up, not calls.
 #
-# Usage: bench/real.sh [--quick] [--stacks] [--only NAME,...] [--builddir DIR] [--dir DIR] [--keep]
+# Usage: bench/real.sh [--quick] [--stacks] [--runs N] [--only NAME,...] [--builddir DIR] [--dir DIR] [--keep]
 set -eu
 
 me=real.sh
@@ -44,8 +45,13 @@ what each step costs per call.  About 4 minutes of CPU time in all: well
 under 10 minutes on a quiet 2-core machine.
 
   --quick         inputs divided by 4 (about a quarter of the time)
-  --stacks        also record with mtrace-record --stacks and run under
-                  heaptrack (about twice the time): a third table
+  --stacks        also record with mtrace-record --stacks (our walker, then
+                  libunwind's) and run under heaptrack (about three times
+                  the time): a third table
+  --runs N        with --stacks: run each of the third table's contenders N
+                  times (and the program untraced at least N times) and
+                  keep each one's fastest run, against a busy machine's
+                  noise (default 1)
   --only LIST     only these programs (comma-separated) of: $corpus
   --builddir DIR  configured build tree whose tools are measured (default:
                   the source tree if it is configured, else
@@ -86,6 +92,8 @@ For the programs of several threads, the concurrency of that replay:
   target          PASS when ideal x is within 0.9..1.1 and span x <= 2
 With --stacks:
   stk ns/call     time mtrace-record --stacks (64 frames) adds per call, CPU
+  lu ns/call      the same with MTRACE_UNWIND=libunwind (every stack walked
+                  by libunwind's unw_backtrace, as before our walker), CPU
   ht ns/call      time heaptrack -o FILE adds per call, CPU (its
                   heaptrack_interpret child included)
   ht/stk          their ratio, from CPU time; target: at least 3
@@ -100,10 +108,13 @@ builddir=
 dir=${TMPDIR:-/tmp}
 keep=0
 stacks=0
+runs=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) scale=4 ;;
 	--stacks) stacks=1 ;;
+	--runs) [ $# -ge 2 ] || die "--runs needs a number"; runs=$2; shift ;;
+	--runs=*) runs=${1#--runs=} ;;
 	--only) [ $# -ge 2 ] || die "--only needs a list"; only=$2; shift ;;
 	--only=*) only=${1#--only=} ;;
 	--builddir) [ $# -ge 2 ] || die "--builddir needs a directory"; builddir=$2; shift ;;
@@ -119,6 +130,7 @@ done
 
 pick_programs --only "$only"
 [ -d "$dir" ] && [ -w "$dir" ] || die "--dir: '$dir' is not a writable directory"
+case $runs in '' | *[!0-9]* | 0*) die "--runs: '$runs' is not a number of runs from 1" ;; esac
 [ "$stacks" = 0 ] || command -v heaptrack >/dev/null ||
 	die "--stacks: heaptrack is missing (Debian package heaptrack; scripts/deps.sh bench)"
 [ -x /usr/bin/time ] || die "/usr/bin/time is missing (Debian package time; scripts/deps.sh bench)"
@@ -168,6 +180,21 @@ timed() {
 }
 direct() { "$@"; }
 
+# fastest NAME RUN [WRAP...]: timed, $runs times; NAME.time keeps the run
+# of least CPU time, and its wall time is the least of the runs'.
+fastest() {
+	fname=$1
+	shift
+	best_line=
+	for r in $(seq "$runs"); do
+		timed "$fname" "$@" || return 1
+		best_line=$(printf '%s\n%s\n' "$best_line" "$(cat "$fname.time")" | awk 'NF == 3 {
+			if (!n++ || $3 < c) { c = $3; k = $2 } if (n == 1 || $1 < w) w = $1 }
+			END { print w, k, c }')
+	done
+	echo "$best_line" >"$fname.time"
+}
+
 # field FILE N: the Nth word of the file's first line.
 field() { awk -v n="$2" 'NR == 1 { print $n }' "$1"; }
 
@@ -182,8 +209,9 @@ stacks_row() {
 		ratio=$(fmt=%.2f calc "$ht / ($stk > 0 ? $stk : 0.1)")
 		verdict=$(calc "($ratio >= 3 && $spc <= 12) ? 1 : 0" | sed 's/^1.*/PASS/; s/^0.*/MISS/')
 	fi
-	printf '%-9s %10s %11s %8s %10s %11s %8s %7s %10s %6s\n' "$p" "$calls" "$stk" \
-		"$(per_call "($(field stk.time 1) - $best) / $calls")" "$spc" "$ht" \
+	printf '%-9s %10s %11s %8s %10s %10s %11s %8s %7s %10s %6s\n' "$p" "$calls" "$stk" \
+		"$(per_call "($(field stk.time 1) - $best) / $calls")" "$spc" \
+		"$(per_call "($(field lu.time 3) - $best_cpu) / $calls")" "$ht" \
 		"$(per_call "($(field ht.time 1) - $best) / $calls")" "$ratio" \
 		"$(calc "$(field ht.time 2) / 1024")" "$verdict" >stk.row
 }
@@ -224,7 +252,7 @@ measure() {
 	say "$p: making the input ($(about_"$p"))"
 	setup_"$p" >setup.log 2>&1 || { cp setup.log setup.err; fail_row setup setup; return 0; }
 	best= best_cpu=
-	for i in 1 2; do
+	for i in $(seq $((runs > 2 ? runs : 2))); do
 		say "$p: untraced run $i"
 		timed plain run_"$p" || { fail_row "the untraced run" plain; return 0; }
 		t=$(field plain.time 1)
@@ -269,14 +297,21 @@ measure() {
 	[ "$threads" -lt 2 ] || order_row
 	if [ "$stacks" = 1 ]; then
 		say "$p: recording with stacks"
-		if ! timed stk run_"$p" "$record" -q --no-children --stacks -o "$d/s.mtr" --; then
+		if ! fastest stk run_"$p" "$record" -q --no-children --stacks -o "$d/s.mtr" --; then
 			fail_row "recording with stacks" stk stk.row
+		elif ! fastest lu run_"$p" env MTRACE_UNWIND=libunwind "$record" -q --no-children \
+			--stacks -o "$d/lu.mtr" --; then
+			fail_row "recording with stacks by libunwind" lu stk.row
 		else
 			say "$p: running under heaptrack"
-			if timed ht run_"$p" heaptrack -o "$d/ht"; then stacks_row; else fail_row heaptrack ht stk.row; fi
+			if fastest ht run_"$p" heaptrack -o "$d/ht"; then
+				stacks_row
+			else
+				fail_row heaptrack ht stk.row
+			fi
 		fi
 	fi
-	[ "$keep" = 1 ] || rm -f t.mtr t.wl s.mtr ht.*
+	[ "$keep" = 1 ] || rm -f t.mtr t.wl s.mtr lu.mtr ht.*
 	say "$p: done (load $(load))"
 }
 
@@ -299,6 +334,7 @@ echo "Real-program corpus ($me$([ "$scale" = 1 ] || echo ' --quick')), $(date -u
 echo "machine: $(nproc) cpus, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)," \
 	"$(uname -r), glibc $(ldd --version | awk 'NR == 1 { print $NF }')"
 echo "load average at start: $start_load; at end: $(load); run took $minutes min"
+[ "$runs" = 1 ] || echo "stacks contenders: the fastest of $runs runs each (untraced: of $((runs > 2 ? runs : 2)))"
 echo "tools: $B ($(cd "$srcdir" && git describe --always --dirty 2>/dev/null || echo 'not a git tree'))"
 echo
 for p in $programs; do
@@ -326,7 +362,7 @@ fi
 if [ "$stacks" = 1 ]; then
 	echo
 	echo "With call stacks (mtrace-record --stacks) beside heaptrack; targets: ht/stk >= 3, stk B/call <= 12"
-	printf '%-9s %10s %11s %8s %10s %11s %8s %7s %10s %6s\n' program calls "stk ns/call" "(wall)" \
-		"stk B/call" "ht ns/call" "(wall)" "ht/stk" "ht peak MB" target
+	printf '%-9s %10s %11s %8s %10s %10s %11s %8s %7s %10s %6s\n' program calls "stk ns/call" \
+		"(wall)" "stk B/call" "lu ns/call" "ht ns/call" "(wall)" "ht/stk" "ht peak MB" target
 	for p in $programs; do [ ! -f "$work/$p/stk.row" ] || cat "$work/$p/stk.row"; done
 fi

@@ -17,7 +17,7 @@ describe_contender() {
 	markers) echo "LD_PRELOAD=libmtrace.so, recorder off: interposer and SDT markers" ;;
 	rec-shm) echo "recording, trace on tmpfs (/dev/shm): pages warm, no writeback" ;;
 	rec-disk) echo "recording, trace kept on disk ($diskdir)" ;;
-	rec-stacks) echo "recording with MTRACE_STACKS=64 (call stacks, libunwind), kept on disk" ;;
+	rec-stacks) echo "recording with MTRACE_STACKS=64 (call stacks: our walker, libunwind for what it cannot take), kept on disk" ;;
 	floor-shm) echo "bare 32-byte records per thread window, fresh tmpfs pages" ;;
 	floor-warm) echo "bare 32-byte records, tmpfs pages already in the page cache" ;;
 	floor-disk) echo "bare 32-byte records, kept on disk" ;;

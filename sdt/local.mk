@@ -13,10 +13,13 @@ sdt_libmtinterpose_la_SOURCES = \
 	sdt/rec_config.c sdt/rec_config.h sdt/rec_list.c sdt/rec_list.h \
 	sdt/rec_text.c sdt/rec_text.h sdt/rec_clock.h \
 	sdt/api.c sdt/image_end.c sdt/visibility.h
-# Call stacks (MTRACE_STACKS, issue #13): the unwinder, the in-process stack
-# table, the table windows of the trace and the module map.
+# Call stacks (MTRACE_STACKS, issue #13): the unwinders (ours, from the CFI,
+# and libunwind), the in-process stack table, the table windows of the trace
+# and the module map.
 sdt_libmtinterpose_la_SOURCES += \
 	sdt/rec_stack.c sdt/rec_stack.h sdt/rec_unwind.c sdt/rec_unwind.h \
+	sdt/rec_stack_walk.c sdt/rec_stack_walk.h sdt/rec_stack_cfi.c sdt/rec_stack_cfi.h \
+	sdt/rec_stack_memo.c sdt/rec_stack_memo.h \
 	sdt/rec_table.c sdt/rec_table.h sdt/rec_modules.c sdt/rec_modules.h
 # Derived glibc events and the mallopt interposer (issue #5, glibc_*.c).
 sdt_libmtinterpose_la_SOURCES += \

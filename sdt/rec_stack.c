@@ -2,13 +2,13 @@
  * rec_stack.c - see rec_stack.h: the stack of every allocating call, and
  * the in-process table that gives each distinct stack one number.
  *
- * Per call, with the stack known: the walk (rec_unwind.c, libunwind's
- * cached fast path), a hash of the frames, and a lock-free probe of an
- * open-addressing table: slots are published with a release store of their
- * number and only ever added, so readers need no lock.  A stack not yet in
- * the table, or not yet written into the current trace file, takes the
- * slow path: the module map check, the table lock, the insert and the
- * STACK entry.
+ * Per call, with the stack known: the walk and the hash of its frames
+ * (rec_unwind.c, most of both reused from the thread's last walk), and a
+ * lock-free probe of an open-addressing table: slots are published with a
+ * release store of their number and only ever added, so readers need no
+ * lock.  A stack not yet in the table, or not yet written into the current
+ * trace file, takes the slow path: the module map check, the table lock,
+ * the insert and the STACK entry.
  *
  * Memory: the slots and the frames are two regions reserved with mmap
  * (MAP_NORESERVE, pages touched as they fill), never malloc: this runs
@@ -23,6 +23,7 @@
 
 #include "rec_modules.h"
 #include "rec_stack.h"
+#include "rec_stack_memo.h"
 #include "rec_table.h"
 #include "rec_text.h"
 #include "rec_unwind.h"
@@ -106,17 +107,7 @@ void mt_stacks_file_opened(struct mt_file *f)
 void mt_stacks_after_fork(void)
 {
 	mt_table_after_fork();
-}
-
-static uint64_t hash_frames(const uint64_t *f, size_t n)
-{
-	uint64_t h = n * 0x9e3779b97f4a7c15u;
-	for (size_t i = 0; i < n; i++) {
-		h ^= f[i];
-		h *= 0xff51afd7ed558ccdu;
-		h ^= h >> 32;
-	}
-	return h;
+	mt_stack_memo_after_fork();
 }
 
 /* The slot holding this stack, or the free slot where it would go; NULL
@@ -186,10 +177,10 @@ static __attribute__((noinline)) uint64_t slow_path(const uint64_t *f, size_t n,
 uint64_t mt_stack_capture(void)
 {
 	uint64_t f[mt_stack_depth]; /* sized to the depth: this runs on the program's stack */
-	size_t n = mt_unwind(f, mt_stack_depth);
+	uint64_t h;
+	size_t n = mt_unwind(f, mt_stack_depth, &h);
 	if (!n)
 		return 0;
-	uint64_t h = hash_frames(f, n);
 	struct slot *s = probe(f, n, h);
 	if (s && s->id && __atomic_load_n(&s->serial, __ATOMIC_ACQUIRE) == mt_table_current_serial())
 		return s->id;

@@ -1,6 +1,9 @@
 /*
  * rec_unwind.c - see rec_unwind.h.
  *
+ * Our own walker (rec_stack_walk.c) takes every stack whose frames are all
+ * of the standard form; libunwind's unw_backtrace takes the others, whole.
+ *
  * Allocation: unw_backtrace keeps its per-thread cache in memory it maps
  * itself, and finds unwind tables with dl_iterate_phdr; should anything in
  * it call malloc, the recorder's busy flag turns that call away (counted as
@@ -11,10 +14,13 @@
 #include <assert.h>
 #include <dlfcn.h>
 #include <link.h>
+#include <stdlib.h>
+#include <string.h>
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
 #include "rec_modules.h"
+#include "rec_stack_walk.h"
 #include "rec_text.h"
 #include "trace_format.h"
 #include "rec_unwind.h"
@@ -28,6 +34,7 @@
 
 static int (*backtrace_fn)(void **, int);
 static uintptr_t own_start, own_end;
+static int walker;              /* our walker's rule cache is mapped */
 
 static int find_own(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -39,6 +46,20 @@ static int find_own(struct dl_phdr_info *info, size_t size, void *arg)
 	own_start = lo;
 	own_end = hi;
 	return 1;
+}
+
+/* MTRACE_UNWIND=libunwind: every stack from libunwind, none from our
+ * walker (to compare the two, and to test libunwind's path). */
+static int libunwind_only(void)
+{
+	const char *v = getenv("MTRACE_UNWIND");
+	if (!v || !*v || strcmp(v, "own") == 0)
+		return 0;
+	if (strcmp(v, "libunwind") == 0)
+		return 1;
+	mt_say(MT_SAY_ERROR, "MTRACE_UNWIND must be 'own' or 'libunwind', not '", v,
+	       "'; walking stacks with our own walker", NULL);
+	return 0;
 }
 
 int mt_unwind_load(void)
@@ -57,6 +78,7 @@ int mt_unwind_load(void)
 	}
 	set_caching(*local, UNW_CACHE_PER_THREAD);
 	dl_iterate_phdr(find_own, (void *)(uintptr_t)mt_unwind);
+	walker = !libunwind_only() && mt_walk_init() == 0;
 	return 0;
 }
 
@@ -65,9 +87,12 @@ static inline int own(const void *ip)
 	return (uintptr_t)ip >= own_start && (uintptr_t)ip < own_end;
 }
 
-size_t mt_unwind(uint64_t *frames, size_t max)
+size_t mt_unwind(uint64_t *frames, size_t max, uint64_t *hash)
 {
 	assert(max <= MT_STACK_FRAMES_MAX);
+	long walked = walker ? mt_walk(frames, max, own_start, own_end, hash) : -1;
+	if (walked >= 0)
+		return (size_t)walked;
 	size_t want = max + OWN_FRAMES_MAX;
 	void *raw[want];
 	int n = backtrace_fn(raw, (int)want);
@@ -79,5 +104,6 @@ size_t mt_unwind(uint64_t *frames, size_t max)
 		i++;
 	for (; i < (size_t)n && out < max; i++)
 		frames[out++] = (uintptr_t)raw[i];
+	*hash = mt_stack_hash(frames, out);
 	return out;
 }

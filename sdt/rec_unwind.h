@@ -22,7 +22,27 @@ int mt_unwind_load(void);
 
 /* Up to max return addresses of the calling thread, from the program's
  * call into the malloc family outwards: the recorder's own frames are left
- * out.  Returns how many; 0 when the stack could not be walked. */
-size_t mt_unwind(uint64_t *frames, size_t max);
+ * out.  Returns how many, and their mt_stack_hash in *hash; 0 when the
+ * stack could not be walked. */
+size_t mt_unwind(uint64_t *frames, size_t max, uint64_t *hash);
+
+/* A stack's hash is built from its outermost frame in, so that a walk
+ * that reuses the outer part of the last one (rec_stack_memo.h) hashes
+ * only its new frames. */
+#define MT_STACK_HASH_SEED 0x9e3779b97f4a7c15u
+
+static inline uint64_t mt_stack_hash_step(uint64_t outer, uint64_t frame)
+{
+	uint64_t h = (outer ^ frame) * 0xff51afd7ed558ccdu;
+	return h ^ h >> 32;
+}
+
+static inline uint64_t mt_stack_hash(const uint64_t *frames, size_t n)
+{
+	uint64_t h = MT_STACK_HASH_SEED;
+	while (n)
+		h = mt_stack_hash_step(h, frames[--n]);
+	return h;
+}
 
 #endif

@@ -1,0 +1,55 @@
+/*
+ * rec_stack_memo.h - each thread's memory of the stack it walked last.
+ *
+ * Consecutive allocations of a thread mostly share the outer part of their
+ * stacks.  The walker (rec_stack_walk.c) keeps, per thread, the registers
+ * of every frame of its last walk and where it read each of them; a new
+ * walk that reaches a frame in the same state, with those stack words
+ * unchanged since, takes the rest from here instead of walking it again
+ * (and moves it only when the new stack is deeper or shallower inside).
+ *
+ * A memo belongs to one thread.  Memos are never freed: a thread that
+ * needs one takes a free one, or one whose thread is gone (checked with
+ * tgkill, once per thread), or maps a new one.
+ */
+#ifndef MT_REC_STACK_MEMO_H
+#define MT_REC_STACK_MEMO_H
+
+#include <stdint.h>
+
+#include "trace_format.h"
+
+/* How the remembered walk ended. */
+enum mt_memo_end {
+	MT_MEMO_LAST,   /* at a frame the CFI says is the outermost */
+	MT_MEMO_LOW,    /* at a return address below the lowest code (end_rip, read at end_rsp - 8) */
+	MT_MEMO_MAX,    /* at the depth asked for: the stack goes on */
+};
+
+/* One frame of the last walk, besides its return address (rip): the
+ * other registers it was walked in, where the walk read the caller's rbp
+ * from (0: rbp was not saved, the caller's is the same), and the hash of
+ * the return addresses from it outwards (mt_stack_hash). */
+struct mt_memo_frame {
+	uintptr_t rsp, rbp, rbp_slot;
+	uint64_t hash;
+};
+
+/* The thread's last walk, innermost frame first.  The return addresses
+ * have an array of their own: they are the stack, copied out whole. */
+struct mt_stack_memo {
+	uint32_t count;         /* frames remembered; 0: nothing to reuse */
+	enum mt_memo_end end;
+	uintptr_t end_rip, end_rsp;
+	uint64_t rip[MT_STACK_FRAMES_MAX];
+	struct mt_memo_frame f[MT_STACK_FRAMES_MAX];
+};
+
+/* The calling thread's memo, NULL when none can be mapped. */
+struct mt_stack_memo *mt_stack_memo(void);
+
+/* In a forked child: the surviving thread keeps its memo, under its new
+ * thread id. */
+void mt_stack_memo_after_fork(void);
+
+#endif

@@ -1,0 +1,267 @@
+/*
+ * rec_stack_walk.c - see rec_stack_walk.h.
+ *
+ * Per frame: one probe of the rule cache (a multiply, a load, a compare),
+ * the CFA from rsp or rbp, the return address and perhaps rbp read from
+ * the stack.  The rules are packed in one word each, published with a
+ * release store after their key was claimed by compare-and-swap, so the
+ * cache needs no lock; keys are only ever added.  A rule not in the cache
+ * is read from the CFI (rec_stack_cfi.c) on the spot: the first time an
+ * address is seen, or always when its probe run is full (16 slots), which
+ * a cache of 65,536 slots makes rare.
+ */
+#include "config.h"
+
+#include <string.h>
+#include <sys/mman.h>
+
+#include "rec_stack_cfi.h"
+#include "rec_stack_memo.h"
+#include "rec_stack_walk.h"
+#include "rec_unwind.h"
+
+#define RULE_SLOTS (1u << 16)
+#define PROBES 16
+#define LOWEST_CODE 0x4000 /* below it a return address is bogus (libunwind's bound) */
+
+struct rule_slot {
+	uint64_t pc;          /* return address - 1; 0: free */
+	uint64_t packed;      /* pack(rule); 0 while being filled */
+};
+
+static struct rule_slot *rules;
+
+int mt_walk_init(void)
+{
+	void *m = mmap(NULL, RULE_SLOTS * sizeof *rules, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	rules = m;
+	return 0;
+}
+
+/* A rule in a word: bit 0 set for any frame but a standard one (with
+ * kind in bits 1-2), cfa_from_rbp bit 3, rbp_saved bit 4, rbp_offset
+ * (|x| < 2^14) bits 16-31, cfa_offset bits 32-63.  0 is no rule. */
+#define NOT_STANDARD(w) ((w) & 1)
+#define KIND(w) ((enum mt_frame_kind)((w) >> 1 & 3))
+#define CFA_FROM_RBP(w) ((w) & 8)
+#define RBP_SAVED(w) ((w) & 16)
+#define RBP_OFFSET(w) ((int16_t)(uint16_t)((w) >> 16))
+#define CFA_OFFSET(w) ((int32_t)(uint32_t)((w) >> 32))
+
+static uint64_t pack(const struct mt_frame_rule *r)
+{
+	if (r->kind != MT_FRAME_STANDARD)
+		return 1 | (uint64_t)r->kind << 1;
+	return (uint64_t)r->kind << 1 | (r->cfa_from_rbp ? 8u : 0) | (r->rbp_saved ? 16u : 0) |
+	       (uint64_t)(uint16_t)r->rbp_offset << 16 | (uint64_t)(uint32_t)r->cfa_offset << 32;
+}
+
+static __attribute__((noinline)) uint64_t learn(struct rule_slot *free_slot, uintptr_t pc)
+{
+	struct mt_frame_rule r;
+	mt_cfi_rule(pc, &r);
+	uint64_t w = pack(&r), none = 0;
+	if (free_slot && __atomic_compare_exchange_n(&free_slot->pc, &none, pc, 0,
+						     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		__atomic_store_n(&free_slot->packed, w, __ATOMIC_RELEASE);
+	return w;
+}
+
+static inline uint64_t rule_of(uintptr_t pc)
+{
+	uint32_t i = (uint32_t)((pc * 0x9e3779b97f4a7c15u) >> 48);
+	for (unsigned tries = 0; tries < PROBES; tries++, i = (i + 1) & (RULE_SLOTS - 1)) {
+		struct rule_slot *s = &rules[i];
+		uint64_t key = __atomic_load_n(&s->pc, __ATOMIC_ACQUIRE);
+		if (key == pc) {
+			uint64_t w = __atomic_load_n(&s->packed, __ATOMIC_ACQUIRE);
+			return w ? w : learn(NULL, pc);
+		}
+		if (!key)
+			return learn(s, pc);
+	}
+	return learn(NULL, pc);
+}
+
+struct regs {
+	uintptr_t rip, rsp, rbp;
+};
+
+enum step { STEPPED, ENDED, FAILED };
+
+/* Out of the frame in r, into its caller's, as unw_backtrace steps;
+ * *rbp_slot says where the caller's rbp was read (0: not read). */
+static inline __attribute__((always_inline, no_sanitize_address))
+enum step step(struct regs *r, uintptr_t *rbp_slot)
+{
+	uint64_t w = rule_of(r->rip - 1);
+	if (__builtin_expect(NOT_STANDARD(w), 0))
+		return KIND(w) == MT_FRAME_LAST ? ENDED : FAILED;
+	uintptr_t cfa = (CFA_FROM_RBP(w) ? r->rbp : r->rsp) + (intptr_t)CFA_OFFSET(w);
+	if (__builtin_expect(cfa <= r->rsp, 0))
+		return FAILED;
+	*rbp_slot = 0;
+	if (RBP_SAVED(w)) {
+		*rbp_slot = cfa + (intptr_t)RBP_OFFSET(w);
+		r->rbp = *(const uintptr_t *)*rbp_slot;
+	}
+	r->rip = *(const uintptr_t *)(cfa - 8);
+	r->rsp = cfa;
+	return STEPPED;
+}
+
+/* Whether the last walk, from its frame p outwards, would read the same
+ * stack words now: then walking on from a frame in that state gives the
+ * same frames (the rules depend on the return addresses alone). */
+static __attribute__((no_sanitize_address))
+int still_there(const struct mt_stack_memo *m, uint32_t p)
+{
+	const struct mt_memo_frame *f = m->f;
+	for (uint32_t q = p; q + 1 < m->count; q++)
+		if (*(const uintptr_t *)(f[q + 1].rsp - 8) != m->rip[q + 1] ||
+		    (f[q].rbp_slot && *(const uintptr_t *)f[q].rbp_slot != f[q + 1].rbp))
+			return 0;
+	return m->end != MT_MEMO_LOW || *(const uintptr_t *)(m->end_rsp - 8) == m->end_rip;
+}
+
+/* The frame of the last walk in state r, if that walk is still valid from
+ * there: its index, else -1.  *from is where to search (frames below it
+ * are inner to r), kept across calls of one walk. */
+static inline long match(const struct mt_stack_memo *m, uint32_t *from, const struct regs *r)
+{
+	uint32_t p = *from;
+	while (p < m->count && m->f[p].rsp < r->rsp)
+		p++;
+	*from = p;
+	if (p == m->count || m->f[p].rsp != r->rsp || m->rip[p] != r->rip ||
+	    m->f[p].rbp != r->rbp)
+		return -1;
+	if (!still_there(m, p)) {
+		*from = m->count; /* it will not hold further out either: stop looking */
+		return -1;
+	}
+	return p;
+}
+
+/* New frames are kept aside while the last walk may still be reused, at
+ * most this many (on the program's stack, 640 bytes). */
+#define FRESH_MAX 16
+
+struct fresh {
+	uint64_t rip[FRESH_MAX];
+	struct mt_memo_frame f[FRESH_MAX];
+};
+
+/* Frames [0, n) of the memo from fresh. */
+static inline void settle(struct mt_stack_memo *m, const struct fresh *fresh, uint32_t n)
+{
+	memcpy(m->rip, fresh->rip, n * sizeof m->rip[0]);
+	memcpy(m->f, fresh->f, n * sizeof m->f[0]);
+}
+/* Reads other functions' frames, as any unwinder does: not for the
+ * address sanitizer to check.  __builtin_frame_address gives this function
+ * a frame pointer, from which the caller's registers at the call follow.
+ *
+ * New frames go to `fresh` until a frame of the last walk is met in the
+ * same state; its frames from there are then moved behind the new ones in
+ * the memo (not at all when as many frames are new as were dropped). */
+__attribute__((noinline, no_sanitize_address))
+long mt_walk(uint64_t *frames, size_t max, uintptr_t skip_lo, uintptr_t skip_hi, uint64_t *hash)
+{
+	const uintptr_t *fp = __builtin_frame_address(0);
+	struct regs r = { .rip = fp[1], .rsp = (uintptr_t)(fp + 2), .rbp = fp[0] };
+	uintptr_t ignored;
+	while (r.rip >= skip_lo && r.rip < skip_hi) {
+		enum step s = step(&r, &ignored);
+		if (s != STEPPED) {
+			*hash = MT_STACK_HASH_SEED;
+			return s == ENDED ? 0 : -1;
+		}
+	}
+	struct mt_stack_memo *m = mt_stack_memo();
+	if (!m)
+		return -1;
+	struct fresh fresh;
+	uint64_t *out_rip = fresh.rip;
+	struct mt_memo_frame *out = fresh.f;
+	uint32_t n = 0, from = 0, hashed = UINT32_MAX; /* m->f[hashed..n).hash still hold */
+	enum mt_memo_end end;
+	for (;;) {
+		if (r.rip < LOWEST_CODE) {
+			end = MT_MEMO_LOW;
+			m->end_rip = r.rip;
+			m->end_rsp = r.rsp;
+			break;
+		}
+		if (n == max) {
+			end = MT_MEMO_MAX;
+			break;
+		}
+		long p = out == fresh.f ? match(m, &from, &r) : -1;
+		if (p >= 0) {
+			uint32_t rest = m->count - (uint32_t)p;
+			uint32_t take = rest < max - n ? rest : (uint32_t)(max - n);
+			if (n != (uint32_t)p) {
+				memmove(&m->rip[n], &m->rip[p], take * sizeof m->rip[0]);
+				memmove(&m->f[n], &m->f[p], take * sizeof m->f[0]);
+			}
+			settle(m, &fresh, n);
+			out_rip = m->rip;
+			out = m->f;
+			n += take;
+			end = take < rest ? MT_MEMO_MAX : m->end;
+			if (take < rest)
+				break;
+			if (m->end != MT_MEMO_MAX || n == max) {
+				hashed = n - take;
+				break;
+			}
+			/* The last walk stopped at its depth and this one is
+			 * shallower inside: walk on from its outermost frame. */
+			r = (struct regs){ m->rip[n - 1], m->f[n - 1].rsp, m->f[n - 1].rbp };
+			enum step s = step(&r, &m->f[n - 1].rbp_slot);
+			if (s == ENDED) {
+				end = MT_MEMO_LAST;
+				break;
+			}
+			if (s == FAILED)
+				goto failed;
+			continue;
+		}
+		if (out == fresh.f && n == FRESH_MAX) {
+			/* Too many new frames to keep aside: no reuse this time. */
+			settle(m, &fresh, n);
+			out_rip = m->rip;
+			out = m->f;
+		}
+		out_rip[n] = r.rip;
+		out[n] = (struct mt_memo_frame){ r.rsp, r.rbp, 0, 0 };
+		enum step s = step(&r, &out[n].rbp_slot);
+		n++;
+		if (s == ENDED) {
+			end = MT_MEMO_LAST;
+			break;
+		}
+		if (s == FAILED)
+			goto failed;
+	}
+	if (out == fresh.f)
+		settle(m, &fresh, n);
+	m->count = n;
+	m->end = end;
+	if (hashed > n)
+		hashed = n;
+	uint64_t h = hashed < n ? m->f[hashed].hash : MT_STACK_HASH_SEED;
+	for (uint32_t i = hashed; i-- > 0;)
+		m->f[i].hash = h = mt_stack_hash_step(h, m->rip[i]);
+	*hash = h;
+	memcpy(frames, m->rip, n * sizeof *frames);
+	return (long)n;
+failed:
+	if (out != fresh.f)
+		m->count = 0; /* partly overwritten */
+	return -1;
+}
