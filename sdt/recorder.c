@@ -35,6 +35,7 @@ extern char **environ;
 
 unsigned mt_rec_epoch = MT_EPOCH_UNDECIDED;
 unsigned mt_rec_glibc_mask;
+unsigned mt_stamp_every = MT_STAMP_EVERY;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct mt_file file = { .fd = { .fd = -1 } };
@@ -49,7 +50,7 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
 void mt_record_dropped(void)
 {
-	if (mt_recording())
+	if (mt_tls.busy != MT_BUSY_INTERNAL && mt_recording())
 		__atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
 }
 
@@ -91,6 +92,7 @@ static int start_locked(void)
 {
 	mt_config_load(&config);
 	__atomic_store_n(&mt_rec_glibc_mask, config.glibc_events ? ~0u : 0, __ATOMIC_RELAXED);
+	mt_stamp_every = config.precise_time ? 1 : MT_STAMP_EVERY;
 	return open_locked(config.prefix);
 }
 
@@ -112,6 +114,7 @@ static void seal_locked(void)
 static void stop_locked(void)
 {
 	seal_locked();
+	mt_windows_drop_prepared();
 	mt_file_close(&file);
 	file_epoch = 0;
 	paused = 0;
@@ -163,8 +166,10 @@ static int window_ready(struct mt_tls *t)
 	if (e == t->epoch && t->cur <= t->limit)
 		return 1;
 	mt_window_release(t, &file);
-	if (mt_window_open(t, e, &file) == 0)
+	if (mt_window_open(t, e, &file) == 0) {
+		mt_window_want_next(t, &file, &lock);
 		return 1;
+	}
 	stop_locked();
 	return 0;
 }
