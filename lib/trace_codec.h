@@ -26,10 +26,12 @@
  *   stack: only in a trace with MT_FHF_STACKS, last in every allocating
  *   call's record (NULL_OUT or not): zigzag delta from the previous stack
  *   number of the window (0 at its start); stack 0 is "not known".
- * Time: in version 3 a record may be preceded by a stamp (MT_HEAD_STAMP,
- * then the time's delta from the window's previous stamp), and a record
- * without one carries the time of the last stamp before it; in version 2
- * every record's body begins with the delta from the previous record's.
+ * Time: in version 3 a record is stamped by its head's stamp bit
+ * (mt_stamp_bit: its body then begins with the time's delta from the
+ * window's previous stamp) or, for the calls without one, by a stamp record
+ * before it (MT_HEAD_STAMP and the delta); a record without a stamp
+ * carries the time of the last one before it.  In version 2 every record's
+ * body begins with the delta from the previous record's time.
  */
 #ifndef MT_TRACE_CODEC_H
 #define MT_TRACE_CODEC_H
@@ -153,9 +155,26 @@ static inline size_t mt_put_ptr(uint8_t *p, struct mt_codec_state *s, uint64_t p
 }
 
 /*
- * Encodes r's body (version 3: no time) at dst+1 and returns the record's
- * full length; the head byte is returned in *head and NOT stored: the
- * caller stores it last (after a compiler barrier) to publish the record.
+ * The head bit that says a record of `call` is stamped (version 3): the
+ * NULL_IN flag of a call that passes no block in, the NULL_OUT flag of one
+ * that returns none; 0 for the calls that have both (realloc,
+ * reallocarray) and events, which a stamp record precedes instead.
+ */
+static inline unsigned mt_stamp_bit(unsigned call)
+{
+	unsigned f = mt_call_field_set(call);
+	if (!f || f & MT_FIELD_EVENT)
+		return 0;
+	if (!(f & MT_FIELD_IN))
+		return MT_RF_NULL_IN;
+	return f & MT_FIELD_OUT ? 0 : MT_RF_NULL_OUT;
+}
+
+/*
+ * Encodes r's body at dst+1 and returns the record's full length; the head
+ * byte is returned in *head and NOT stored: the caller stores it last
+ * (after a compiler barrier) to publish the record.  With `stamp` (only
+ * where mt_stamp_bit has a bit) r->ts goes first, and the bit is set.
  * dst must have MT_RECORD_MAX bytes.  Always inlined: where r->call is a
  * constant (the recorder's wrappers) the field tests fold away and only
  * that call's stores remain.
@@ -163,11 +182,15 @@ static inline size_t mt_put_ptr(uint8_t *p, struct mt_codec_state *s, uint64_t p
 static inline __attribute__((always_inline)) size_t mt_rec_encode_body(uint8_t *dst,
 									 struct mt_codec_state *s,
 									 const struct mt_rec *r,
-									 uint8_t *head)
+									 int stamp, uint8_t *head)
 {
 	uint8_t *p = dst + 1;
-	unsigned call = r->call, f = mt_call_field_set(call);
+	unsigned call = r->call, f = mt_call_field_set(call), bit = mt_stamp_bit(call);
 
+	if (stamp) {
+		p += mt_varint_put(p, r->ts - s->last_ts);
+		s->last_ts = r->ts;
+	}
 	if (f & MT_FIELD_EVENT) {
 		p += mt_varint_put(p, r->event);
 		p += mt_varint_put(p, r->nargs);
@@ -196,12 +219,12 @@ static inline __attribute__((always_inline)) size_t mt_rec_encode_body(uint8_t *
 			s->last_stack = r->stack;
 		}
 	}
-	*head = (uint8_t)(call | r->flags);
+	*head = (uint8_t)(call | (r->flags & ~bit) | (stamp ? bit : 0));
 	return (size_t)(p - dst);
 }
 
-/* A stamp of ts (not before the window's last one) at dst+1; its head byte
- * MT_HEAD_STAMP goes to dst last, as a record's.  Returns its length. */
+/* A stamp record of ts at dst+1; its head byte MT_HEAD_STAMP goes to dst
+ * last, as a record's.  Returns its length. */
 static inline size_t mt_stamp_encode(uint8_t *dst, struct mt_codec_state *s, uint64_t ts)
 {
 	size_t n = 1 + mt_varint_put(dst + 1, ts - s->last_ts);
@@ -210,21 +233,28 @@ static inline size_t mt_stamp_encode(uint8_t *dst, struct mt_codec_state *s, uin
 }
 
 /*
- * Encodes r with its time: a stamp first when r->ts is not the time a
- * record there would carry anyway.  Returns the bytes written; *first is
+ * Encodes r, with r->ts as its time when `stamp` (in the head's bit, or by
+ * a stamp record before it for the calls without one); without, the record
+ * carries the window's last stamp.  Returns the bytes written; *first is
  * the first byte, NOT stored, to be stored last as mt_rec_encode_body's
  * head.  dst must have MT_RECORD_MAX bytes.  A time before the window's
  * last stamp wraps around in the delta and back in the decoder.
  */
-static inline size_t mt_rec_encode(uint8_t *dst, struct mt_codec_state *s, const struct mt_rec *r,
-				   uint8_t *first)
+static inline __attribute__((always_inline)) size_t mt_rec_encode(uint8_t *dst,
+								    struct mt_codec_state *s,
+								    const struct mt_rec *r, int stamp,
+								    uint8_t *first)
 {
-	if (r->ts == s->last_ts)
-		return mt_rec_encode_body(dst, s, r, first);
-	size_t n = mt_stamp_encode(dst, s, r->ts);
-	size_t len = mt_rec_encode_body(dst + n, s, r, &dst[n]);
-	*first = MT_HEAD_STAMP;
-	return n + len;
+	uint8_t *rec = dst;
+	int in_head = stamp && mt_stamp_bit(r->call);
+	if (stamp && !in_head)
+		rec += mt_stamp_encode(dst, s, r->ts);
+	size_t n = mt_rec_encode_body(rec, s, r, in_head, first);
+	if (rec != dst) {
+		*rec = *first; /* published by the stamp's byte, stored last */
+		*first = MT_HEAD_STAMP;
+	}
+	return (size_t)(rec - dst) + n;
 }
 
 enum { MT_DEC_OK = 1, MT_DEC_END = 0, MT_DEC_CORRUPT = -1 };
@@ -264,10 +294,16 @@ static inline __attribute__((always_inline)) int mt_rec_decode_body(const uint8_
 		r->ts = s->last_ts + v;
 	} else if (head == MT_HEAD_STAMP) {
 		/* The record after a stamp was stored before the stamp's byte. */
-		if (mt_rec_varint(&q, end, &v, wide) || q >= end || *q == 0 || *q == MT_HEAD_STAMP)
+		if (mt_rec_varint(&q, end, &v, wide) || q >= end || *q == 0 || *q == MT_HEAD_STAMP ||
+		    *q & mt_stamp_bit(*q & 0x0f))
 			return MT_DEC_CORRUPT;
 		r->ts = s->last_ts + v;
 		head = *q++;
+	} else if (head & mt_stamp_bit(head & 0x0f)) {
+		if (mt_rec_varint(&q, end, &v, wide))
+			return MT_DEC_CORRUPT;
+		r->ts = s->last_ts + v;
+		head &= ~mt_stamp_bit(head & 0x0f);
 	} else {
 		r->ts = s->last_ts;
 		r->stamped = 0;

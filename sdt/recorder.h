@@ -111,23 +111,16 @@ static inline __attribute__((always_inline)) void mt_record(struct mt_rec *r)
 	if (__builtin_expect(!e || e != t->epoch || t->cur > t->limit, 0) &&
 	    !mt_record_window(t, e))
 		goto out;
-	uint8_t *start = t->cur, *rec = start, head;
-	if (ts) {
-		if (ts < t->codec.last_ts)
-			ts = t->codec.last_ts; /* TSCs of two cores may disagree a little,
-						  and a window opened after it was read */
-		rec += mt_stamp_encode(start, &t->codec, ts);
-	}
-	size_t n = mt_rec_encode_body(rec, &t->codec, r, &head);
-	if (rec != start) {
-		*rec = head; /* published by the stamp's byte, stored last */
-		head = MT_HEAD_STAMP;
-	}
+	/* TSCs of two cores may disagree a little, and a window opened after
+	 * the stamp was read. */
+	r->ts = ts > t->codec.last_ts ? ts : t->codec.last_ts;
+	uint8_t head;
+	size_t n = mt_rec_encode(t->cur, &t->codec, r, ts != 0, &head);
 	/* The commit: until this byte is non-zero the record does not exist. */
-	__atomic_store_n(start, head, __ATOMIC_RELEASE);
+	__atomic_store_n(t->cur, head, __ATOMIC_RELEASE);
 	if (mt_call_has_in(r->call))
 		t->freed[mt_freed_slot(r->ptr_in)] = r->ptr_in;
-	t->cur = rec + n;
+	t->cur += n;
 	t->count++;
 out:
 	mt_compiler_barrier();

@@ -79,14 +79,14 @@ static void round_trip(const struct mt_rec *prev, const struct mt_rec *r, int st
 
 	mt_codec_init(&enc, 5, stacks);
 	mt_codec_init(&dec, 5, stacks);
-	size_t plen = mt_rec_encode(buf, &enc, prev, &head);
+	size_t plen = mt_rec_encode(buf, &enc, prev, prev->ts != enc.last_ts, &head);
 	buf[0] = head;
 	CHECK(mt_rec_decode(buf, buf + plen, &dec, &out, &got) == MT_DEC_OK && got == plen,
 	      "previous record did not decode");
 
 	memset(buf, 0xee, sizeof buf);
 	struct mt_codec_state before = dec;
-	len = mt_rec_encode(buf, &enc, r, &head);
+	len = mt_rec_encode(buf, &enc, r, r->ts != enc.last_ts, &head);
 	CHECK(len <= MT_RECORD_MAX, "call %u: %zu bytes > MT_RECORD_MAX", r->call, len);
 	CHECK(head == MT_HEAD_STAMP || (head != 0 && (head & 0x0f) == r->call),
 	      "call %u: head byte %#x", r->call, head);
@@ -157,7 +157,7 @@ static void test_chain(void)
 	mt_codec_init(&enc, FMT_START_TS, 0);
 	for (uint64_t i = 0; i < N; i++) {
 		fmt_gen_rec(&r, 3, i);
-		len = mt_rec_encode(p, &enc, &r, &head);
+		len = mt_rec_encode(p, &enc, &r, r.ts != enc.last_ts, &head);
 		p[0] = head;
 		p += len;
 	}
@@ -191,8 +191,9 @@ static void test_carried(void)
 			stamp = r.ts;
 		r.ts = stamp;
 		int moved = r.ts != enc.last_ts;
-		len = mt_rec_encode(p, &enc, &r, &head);
-		CHECK((head == MT_HEAD_STAMP) == moved, "record %llu stamped", (unsigned long long)i);
+		len = mt_rec_encode(p, &enc, &r, moved, &head);
+		CHECK(moved == (head == MT_HEAD_STAMP || (head & mt_stamp_bit(r.call)) != 0),
+		      "record %llu stamped", (unsigned long long)i);
 		p[0] = head;
 		p += len;
 	}
@@ -222,6 +223,7 @@ static void test_invalid(void)
 	const uint8_t event_nargs[] = { MT_CALL_EVENT, 1, MT_EVENT_ARGS_MAX + 1, 0, 0, 0, 0, 0, 0 };
 	const uint8_t stamp_twice[] = { MT_HEAD_STAMP, 3, MT_HEAD_STAMP, 3, MT_CALL_FREE, 2 };
 	const uint8_t stamp_alone[] = { MT_HEAD_STAMP, 3, 0, 0 };
+	const uint8_t stamp_and_bit[] = { MT_HEAD_STAMP, 3, MT_CALL_FREE | MT_RF_NULL_OUT, 3, 2 };
 	mt_codec_init(&s, 0, 0);
 	CHECK(mt_rec_decode(bad_call, bad_call + 4, &s, &r, &len) == MT_DEC_CORRUPT, "call 15");
 	CHECK(mt_rec_decode(event_flags, event_flags + 4, &s, &r, &len) == MT_DEC_CORRUPT,
@@ -232,6 +234,8 @@ static void test_invalid(void)
 	      "two stamps in a row");
 	CHECK(mt_rec_decode(stamp_alone, stamp_alone + 4, &s, &r, &len) == MT_DEC_CORRUPT,
 	      "a stamp without its record");
+	CHECK(mt_rec_decode(stamp_and_bit, stamp_and_bit + 5, &s, &r, &len) == MT_DEC_CORRUPT,
+	      "a stamp record before a record with its stamp bit");
 }
 
 /* Version 2 records, each with its time delta first, still read. */
