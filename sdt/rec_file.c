@@ -266,6 +266,16 @@ void mt_file_unclaim(struct mt_file *f, uint64_t off, int err)
 	}
 }
 
+int mt_file_unclaim_quietly(struct mt_file *f, uint64_t off)
+{
+	assert(off + MT_TRACE_ALIGN <= f->next);
+	if (still_open(f) || ftruncate(f->fd.fd, (off_t)off) != 0)
+		return -1;
+	f->next = off;
+	f->windows--;
+	return 0;
+}
+
 /* Ticks per second from the start stamps and a pair read now. */
 static uint64_t ts_freq(const struct mt_trace_info *in, uint64_t mono_ns, uint64_t ts)
 {

@@ -93,6 +93,7 @@ static void prepare(struct mt_slot *s)
 	}
 	s->next_base = m;
 	s->next_size = size;
+	s->next_off = off;
 	s->next_state = MT_NEXT_FILLING;
 	filling = m;
 	filling_size = size;

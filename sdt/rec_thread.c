@@ -311,8 +311,22 @@ struct mt_slot *mt_slot_needing_help(void)
 	return NULL;
 }
 
-void mt_windows_drop_prepared(void)
+/* A ready window prepared ahead that ends the file, or NULL. */
+static struct mt_slot *prepared_at_end(const struct mt_file *f)
 {
+	EACH_SLOT(s) {
+		if (s->in_use && s->next_state == MT_NEXT_READY && s->next_serial == f->serial &&
+		    s->next_off + s->next_size == f->next)
+			return s;
+	}
+	return NULL;
+}
+
+void mt_windows_drop_prepared(struct mt_file *f)
+{
+	struct mt_slot *s;
+	while ((s = prepared_at_end(f)) && mt_file_unclaim_quietly(f, s->next_off) == 0)
+		drop_prepared(s);
 	EACH_SLOT(s) {
 		if (s->in_use)
 			drop_prepared(s);

@@ -35,6 +35,7 @@ struct mt_slot {
 	uint32_t size;
 	uint8_t *next_base;   /* the window prepared ahead, when MT_NEXT_READY */
 	uint32_t next_size;
+	uint64_t next_off;    /* its offset in the file */
 	unsigned next_serial; /* file it was claimed in (mt_file.serial) */
 	uint8_t next_state;   /* enum mt_next_state */
 	uint8_t *old_base;    /* a full window the helper is to unmap, or NULL */
@@ -134,9 +135,10 @@ int mt_window_holding(const void *addr, uint8_t **base, uint32_t *size);
  * is wanted or whose full window waits to be unmapped, or NULL. */
 struct mt_slot *mt_slot_needing_help(void);
 
-/* Stop: windows prepared ahead are given up (they stay padding in the
- * file); one the helper is filling it unmaps when done. */
-void mt_windows_drop_prepared(void);
+/* Stop: windows prepared ahead are given up: those at the end of f go
+ * back (the file is cut to where they start), the others stay padding;
+ * one the helper is filling it unmaps when done. */
+void mt_windows_drop_prepared(struct mt_file *f);
 
 /* In a forked child: drop every window mapping (they are the parent's) and
  * free every slot; only the calling thread survives fork. */

@@ -113,8 +113,9 @@ static void seal_locked(void)
 
 static void stop_locked(void)
 {
+	if (file_epoch)
+		mt_windows_drop_prepared(&file); /* before the header says where the file ends */
 	seal_locked();
-	mt_windows_drop_prepared();
 	mt_file_close(&file);
 	file_epoch = 0;
 	paused = 0;
