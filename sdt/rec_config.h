@@ -13,9 +13,8 @@
  *                      sbrk, thresholds) in the trace; unset or 0, the
  *                      deriver stays off the recording path
  *   MTRACE_PRECISE_TIME 1 stamps every record with its own time; unset or
- *                      0, one record in MT_STAMP_EVERY is stamped (and one
- *                      after each tick of the helper's clock), the others
- *                      carry the last stamp's time (docs/FORMAT.md)
+ *                      0, an allocation of the block its thread just freed
+ *                      carries the last stamp's time (recorder.h)
  *
  * A bad value gets one line on stderr naming the variable, and a sane
  * default; it never stops the program.

@@ -146,8 +146,8 @@ static void *helper_main(void *arg)
 			next_tick = now + MT_TICK_NS;
 		}
 		struct mt_slot *s = mt_slot_needing_help();
-		if (!s)
-			sleep_until(next_tick);
+		if (!s) /* stopped or paused: no tick, a check every 100 ms */
+			sleep_until(mt_recording() ? next_tick : now + 100 * MT_TICK_NS);
 		else if (s->old_base)
 			unmap_old(s);
 		else

@@ -232,7 +232,8 @@ int mt_window_open(struct mt_tls *t, unsigned epoch, struct mt_file *f)
 	};
 	mt_window_header_encode(s->base, &w);
 	t->cur = s->base + MT_WINDOW_HEADER_SIZE;
-	t->limit = s->base + size - MT_RECORD_MAX;
+	t->full = s->base + size - MT_RECORD_MAX;
+	t->limit = s->base + size / 2;
 	t->count = 0;
 	mt_codec_init(&t->codec, s->base_ts, s->stacks);
 	t->stamp_left = mt_stamp_every; /* base_ts stamps the first records */
@@ -243,6 +244,7 @@ int mt_window_open(struct mt_tls *t, unsigned epoch, struct mt_file *f)
 void mt_window_want_next(struct mt_tls *t, struct mt_file *f, pthread_mutex_t *lock)
 {
 	struct mt_slot *s = t->slot;
+	t->limit = t->full;
 	if (s->next_state == MT_NEXT_NONE)
 		mt_helper_want(s, f, window_size(t->seq + 1), lock);
 }

@@ -50,18 +50,11 @@ struct mt_slot {
 	uint8_t stacks;       /* the window's file has MT_FHF_STACKS */
 };
 
-/* Slots of mt_tls.freed: a direct-mapped table of the addresses this thread
- * passed in last (recorder.h). */
-#define MT_FREED_SLOTS 64
-
-static inline unsigned mt_freed_slot(uint64_t ptr)
-{
-	return (unsigned)(ptr >> 4) & (MT_FREED_SLOTS - 1);
-}
-
 struct mt_tls {
 	uint8_t *cur;         /* where the next record goes */
-	uint8_t *limit;       /* the window is full when cur > limit */
+	uint8_t *limit;       /* the slow path is due when cur > limit: at the
+				 window's middle (to ask for the next), then full */
+	uint8_t *full;        /* the window is full when cur > full */
 	struct mt_codec_state codec;
 	uint32_t count;       /* records in the current window */
 	unsigned epoch;       /* the window's recording; 0 = no window */
@@ -69,7 +62,7 @@ struct mt_tls {
 				 MT_BUSY_INTERNAL: nor counted as dropped */
 	uint32_t stamp_left;  /* records until the next is stamped */
 	unsigned tick;        /* mt_clock_tick when the last stamp was taken */
-	uint64_t freed[MT_FREED_SLOTS]; /* blocks this thread freed last, by address */
+	uint64_t last_freed;  /* the block this thread's last record passed in, 0 if none */
 	struct mt_slot *slot;
 	/* Numbering of the thread's windows in one file (mt_file.serial).  A
 	 * recording resumed in the same file (after a failed exec) continues
@@ -105,9 +98,11 @@ void mt_slot_exited(struct mt_slot *s);
  * after printing why: the file cannot grow. */
 int mt_window_open(struct mt_tls *t, unsigned epoch, struct mt_file *f);
 
-/* After mt_window_open: asks the helper to prepare the thread's next
- * window, unless one is asked for or prepared already.  `lock` is the
- * recorder's, which the helper takes. */
+/* The thread's window is half full: asks the helper to prepare its next
+ * window, unless one is asked for or prepared already, and moves
+ * t->limit to the window's end.  `lock` is the recorder's, which the
+ * helper takes.  Asked no earlier, a thread that ends early leaves no
+ * unused window behind; half a window's records give the helper time. */
 void mt_window_want_next(struct mt_tls *t, struct mt_file *f, pthread_mutex_t *lock);
 
 /* Records a thread writes between stamps at most (recorder.h): 1 under

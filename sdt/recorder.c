@@ -166,11 +166,13 @@ static int window_ready(struct mt_tls *t)
 	}
 	if (e == t->epoch && t->cur <= t->limit)
 		return 1;
-	mt_window_release(t, &file);
-	if (mt_window_open(t, e, &file) == 0) {
-		mt_window_want_next(t, &file, &lock);
+	if (e == t->epoch && t->cur <= t->full) {
+		mt_window_want_next(t, &file, &lock); /* half full */
 		return 1;
 	}
+	mt_window_release(t, &file);
+	if (mt_window_open(t, e, &file) == 0)
+		return 1;
 	stop_locked();
 	return 0;
 }

@@ -66,14 +66,17 @@ static inline uint64_t mt_record_stamp_time(struct mt_tls *t, unsigned tick)
  * and the record never exists in memory.
  *
  * Time: a call that passes a block in (free, realloc...) is stamped
- * (rdtsc), and so is an allocation that returns a block this thread did not
- * free last (mt_tls.freed), or comes mt_stamp_every records after the last
- * stamp or after a tick of the helper's clock (every 1 ms).  The others -
- * a thread taking back a block it freed itself, the common case - carry
- * the last stamp's time (docs/FORMAT.md): they depend on no other thread,
- * and their own thread's order places them.  Times a converter orders
- * threads by are then as exact as before: a block's free and a block
- * taken from another thread are stamped.
+ * (rdtsc), and so is every allocation but one that returns the block its
+ * thread's previous record released, unless mt_stamp_every records went by
+ * since the last stamp or the helper's clock ticked (every 1 ms).  That
+ * one - a thread taking straight back the block it just freed, as in a
+ * malloc/free loop - carries the last stamp's time (docs/FORMAT.md): no
+ * other thread's call can come between, so its thread's order places it.
+ * Times a converter orders threads by stay exact: frees, and allocations
+ * that may take another thread's block.  (Allowing any block of a table of
+ * the thread's recent frees stamped a fifth fewer records on alloc_heavy,
+ * but an entry goes stale once its block passes through another thread,
+ * and trace2wl then paired frees wrongly on tests/conv_handoff.)
  *
  * Cost, window open: a TLS busy flag set and cleared, the countdown and the
  * tick compared, one relaxed load of the global state, three compares, the
@@ -102,7 +105,7 @@ static inline __attribute__((always_inline)) void mt_record(struct mt_rec *r)
 	uint64_t ts = 0;
 	unsigned tick = __atomic_load_n(&mt_clock_tick, __ATOMIC_RELAXED);
 	int exact = mt_call_has_in(r->call) ||
-		    (mt_call_allocates(r->call) && t->freed[mt_freed_slot(r->ptr_out)] != r->ptr_out);
+		    (mt_call_allocates(r->call) && r->ptr_out != t->last_freed);
 	if (exact || __builtin_expect(--t->stamp_left == 0 || tick != t->tick, 0))
 		ts = mt_record_stamp_time(t, tick);
 	if (mt_call_allocates(r->call) && mt_stack_depth)
@@ -118,8 +121,7 @@ static inline __attribute__((always_inline)) void mt_record(struct mt_rec *r)
 	size_t n = mt_rec_encode(t->cur, &t->codec, r, ts != 0, &head);
 	/* The commit: until this byte is non-zero the record does not exist. */
 	__atomic_store_n(t->cur, head, __ATOMIC_RELEASE);
-	if (mt_call_has_in(r->call))
-		t->freed[mt_freed_slot(r->ptr_in)] = r->ptr_in;
+	t->last_freed = mt_call_has_in(r->call) ? r->ptr_in : 0;
 	t->cur += n;
 	t->count++;
 out:
