@@ -156,13 +156,15 @@ static void *helper_main(void *arg)
 	return NULL;
 }
 
-static void start(pthread_mutex_t *recorder_lock)
+void mt_helper_start(pthread_mutex_t *recorder_lock)
 {
 	pthread_condattr_t ca;
 	pthread_attr_t a;
 	pthread_t th;
 	sigset_t all, old;
 
+	if (running || failed)
+		return;
 	lock = recorder_lock;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -189,10 +191,8 @@ static void start(pthread_mutex_t *recorder_lock)
 	}
 }
 
-void mt_helper_want(struct mt_slot *s, struct mt_file *f, uint32_t size, pthread_mutex_t *l)
+void mt_helper_want(struct mt_slot *s, struct mt_file *f, uint32_t size)
 {
-	if (!running && !failed)
-		start(l);
 	if (!running)
 		return;
 	file = f;

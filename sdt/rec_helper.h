@@ -11,11 +11,15 @@
  * not be started, or has not been yet) threads do that work themselves, as
  * before.
  *
- * The helper is started on the first window a thread fills, from the
+ * The helper is started when the process opens its first window, from the
  * recorder's slow path, with every signal blocked so that the program's
- * signals never land on it; it never records and never allocates.  It
- * exists in one process only: a forked child starts its own.  Everything
- * here is called with the recorder lock held.
+ * signals never land on it; it never records and never allocates.
+ * pthread_create's own allocation for it (the new thread's TLS vector,
+ * made by glibc through the interposed calloc) is not recorded, like the
+ * recorder's other use of libc: started with the first window, it comes
+ * before the program's calls that follow.  The helper exists in one
+ * process only: a forked child starts its own.  Everything here is called
+ * with the recorder lock held.
  */
 #ifndef MT_REC_HELPER_H
 #define MT_REC_HELPER_H
@@ -34,10 +38,13 @@
  * thread that sees it move stamps its next record (recorder.h). */
 MT_HIDDEN extern unsigned mt_clock_tick;
 
-/* s wants its next window, of `size` bytes in f, prepared; starts the
- * helper (which takes `lock`) if it is not running.  Without a helper
- * nothing is asked: the thread opens its next window itself. */
-void mt_helper_want(struct mt_slot *s, struct mt_file *f, uint32_t size, pthread_mutex_t *lock);
+/* Starts the helper (which takes `lock`, the recorder's) unless it runs
+ * or could not be started in this process. */
+void mt_helper_start(pthread_mutex_t *lock);
+
+/* s wants its next window, of `size` bytes in f, prepared.  Without a
+ * helper nothing is asked: the thread opens its next window itself. */
+void mt_helper_want(struct mt_slot *s, struct mt_file *f, uint32_t size);
 
 /* The full window [base, base+size) of s is unmapped: by the helper if it
  * runs and has room for it, else here. */

@@ -241,12 +241,12 @@ int mt_window_open(struct mt_tls *t, unsigned epoch, struct mt_file *f)
 	return 0;
 }
 
-void mt_window_want_next(struct mt_tls *t, struct mt_file *f, pthread_mutex_t *lock)
+void mt_window_want_next(struct mt_tls *t, struct mt_file *f)
 {
 	struct mt_slot *s = t->slot;
 	t->limit = t->full;
 	if (s->next_state == MT_NEXT_NONE)
-		mt_helper_want(s, f, window_size(t->seq + 1), lock);
+		mt_helper_want(s, f, window_size(t->seq + 1));
 }
 
 void mt_window_release(struct mt_tls *t, struct mt_file *f)

@@ -14,7 +14,6 @@
 #ifndef MT_REC_THREAD_H
 #define MT_REC_THREAD_H
 
-#include <pthread.h>
 #include <stdint.h>
 
 #include "rec_file.h"
@@ -100,10 +99,10 @@ int mt_window_open(struct mt_tls *t, unsigned epoch, struct mt_file *f);
 
 /* The thread's window is half full: asks the helper to prepare its next
  * window, unless one is asked for or prepared already, and moves
- * t->limit to the window's end.  `lock` is the recorder's, which the
- * helper takes.  Asked no earlier, a thread that ends early leaves no
- * unused window behind; half a window's records give the helper time. */
-void mt_window_want_next(struct mt_tls *t, struct mt_file *f, pthread_mutex_t *lock);
+ * t->limit to the window's end.  Asked no earlier, a thread that ends
+ * early leaves no unused window behind; half a window's records give the
+ * helper time. */
+void mt_window_want_next(struct mt_tls *t, struct mt_file *f);
 
 /* Records a thread writes between stamps at most (recorder.h): 1 under
  * MTRACE_PRECISE_TIME=1. */

@@ -28,6 +28,7 @@ extern char **environ;
 #include "rec_clock.h"
 #include "rec_config.h"
 #include "rec_file.h"
+#include "rec_helper.h"
 #include "rec_list.h"
 #include "rec_text.h"
 #include "rec_thread.h"
@@ -167,12 +168,14 @@ static int window_ready(struct mt_tls *t)
 	if (e == t->epoch && t->cur <= t->limit)
 		return 1;
 	if (e == t->epoch && t->cur <= t->full) {
-		mt_window_want_next(t, &file, &lock); /* half full */
+		mt_window_want_next(t, &file); /* half full */
 		return 1;
 	}
 	mt_window_release(t, &file);
-	if (mt_window_open(t, e, &file) == 0)
+	if (mt_window_open(t, e, &file) == 0) {
+		mt_helper_start(&lock);
 		return 1;
+	}
 	stop_locked();
 	return 0;
 }
