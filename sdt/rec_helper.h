@@ -11,15 +11,14 @@
  * not be started, or has not been yet) threads do that work themselves, as
  * before.
  *
- * The helper is started when the process opens its first window, from the
- * recorder's slow path, with every signal blocked so that the program's
- * signals never land on it; it never records and never allocates.
- * pthread_create's own allocation for it (the new thread's TLS vector,
- * made by glibc through the interposed calloc) is not recorded, like the
- * recorder's other use of libc: started with the first window, it comes
- * before the program's calls that follow.  The helper exists in one
- * process only: a forked child starts its own.  Everything here is called
- * with the recorder lock held.
+ * The helper is started where recording starts outside any allocator call
+ * (recorder.c: the constructor, the control API, a forked child's fork
+ * handler), with every signal blocked so that the program's signals never
+ * land on it; it never records and never allocates.  pthread_create's own
+ * allocation for it (the new thread's TLS vector, made by glibc through
+ * the interposed calloc) is not recorded, like the recorder's other use of
+ * libc.  The helper exists in one process only: a forked child starts its
+ * own.  Everything here is called with the recorder lock held.
  */
 #ifndef MT_REC_HELPER_H
 #define MT_REC_HELPER_H

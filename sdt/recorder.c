@@ -89,6 +89,20 @@ static int open_locked(const char *name)
 	return 0;
 }
 
+/*
+ * The helper thread (rec_helper.h) starts only here, where recording starts
+ * outside any allocator call: the library's constructor, the control API,
+ * a forked child's fork handler.  Never from the per-call slow path: that
+ * call may come from inside glibc's pthread_create (the new thread's TLS
+ * vector is calloc'ed with the stack cache lock held), and creating a
+ * thread there deadlocks on that lock.
+ */
+static void start_helper_locked(void)
+{
+	if (file_epoch)
+		mt_helper_start(&lock);
+}
+
 static int start_locked(void)
 {
 	mt_config_load(&config);
@@ -172,10 +186,8 @@ static int window_ready(struct mt_tls *t)
 		return 1;
 	}
 	mt_window_release(t, &file);
-	if (mt_window_open(t, e, &file) == 0) {
-		mt_helper_start(&lock);
+	if (mt_window_open(t, e, &file) == 0)
 		return 1;
-	}
 	stop_locked();
 	return 0;
 }
@@ -274,6 +286,7 @@ static void child_after_fork(void)
 			__atomic_store_n(&mt_rec_epoch, 0, __ATOMIC_RELEASE);
 		else if (was_paused)
 			pause_locked(1);
+		start_helper_locked();
 	}
 	mt_compiler_barrier();
 	mt_tls.busy = 0;
@@ -319,6 +332,7 @@ int mt_recorder_start(void)
 		rc = start_locked();
 	else if (paused)
 		rc = pause_locked(0);
+	start_helper_locked();
 	unlock_busy();
 	return rc;
 }
@@ -328,6 +342,7 @@ void mt_recorder_autostart(void)
 	if (api_enter())
 		return;
 	decide_locked();
+	start_helper_locked();
 	unlock_busy();
 }
 
@@ -361,6 +376,7 @@ int mt_recorder_reset(void)
 		rc = start_locked();
 		if (rc == 0 && was_paused)
 			pause_locked(1);
+		start_helper_locked();
 	}
 	unlock_busy();
 	return rc;
