@@ -163,32 +163,37 @@ void mt_helper_start(pthread_mutex_t *recorder_lock)
 	pthread_t th;
 	sigset_t all, old;
 
-	if (running || failed)
+	pthread_mutex_lock(recorder_lock);
+	int start = !running && !failed && mt_recording();
+	if (start) {
+		running = 1; /* claimed: no other thread starts one */
+		lock = recorder_lock;
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&wake, &ca);
+		pthread_condattr_destroy(&ca);
+	}
+	pthread_mutex_unlock(recorder_lock);
+	if (!start)
 		return;
-	lock = recorder_lock;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&wake, &ca);
-	pthread_condattr_destroy(&ca);
 	pthread_attr_init(&a);
 	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&a, 64 << 10);
-	/* The program's signals go to its own threads; libc's allocations
-	 * for the new thread are not the program's calls. */
+	/* The program's signals go to its own threads.  libc's allocation
+	 * for the new thread (its TLS vector) is recorded as any other. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	uint8_t was_busy = mt_tls.busy;
-	mt_tls.busy = MT_BUSY_INTERNAL;
 	int rc = pthread_create(&th, &a, helper_main, NULL);
-	mt_tls.busy = was_busy;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&a);
 	if (rc == 0) {
 		pthread_setname_np(th, "mtrace-helper");
-		running = 1;
-	} else {
-		failed = 1; /* threads go on preparing their own windows */
+		return;
 	}
+	pthread_mutex_lock(lock);
+	running = 0;
+	failed = 1; /* threads go on preparing their own windows */
+	pthread_mutex_unlock(lock);
 }
 
 void mt_helper_want(struct mt_slot *s, struct mt_file *f, uint32_t size)

@@ -14,11 +14,13 @@
  * The helper is started where recording starts outside any allocator call
  * (recorder.c: the constructor, the control API, a forked child's fork
  * handler), with every signal blocked so that the program's signals never
- * land on it; it never records and never allocates.  pthread_create's own
- * allocation for it (the new thread's TLS vector, made by glibc through
- * the interposed calloc) is not recorded, like the recorder's other use of
- * libc.  The helper exists in one process only: a forked child starts its
- * own.  Everything here is called with the recorder lock held.
+ * land on it; it never records and never allocates.  It is started with
+ * the recorder lock free and the calling thread not busy, so that
+ * pthread_create's own allocation for it (the new thread's TLS vector,
+ * made by glibc through the interposed calloc) is recorded like any other
+ * call of the process, and the glibc events it causes too.  The helper
+ * exists in one process only: a forked child starts its own.  Everything
+ * else here is called with the recorder lock held.
  */
 #ifndef MT_REC_HELPER_H
 #define MT_REC_HELPER_H
@@ -37,8 +39,9 @@
  * thread that sees it move stamps its next record (recorder.h). */
 MT_HIDDEN extern unsigned mt_clock_tick;
 
-/* Starts the helper (which takes `lock`, the recorder's) unless it runs
- * or could not be started in this process. */
+/* Starts the helper (which takes `lock`, the recorder's) while recording,
+ * unless it runs or could not be started in this process.  Called without
+ * the lock, outside the recorder (mt_tls.busy clear). */
 void mt_helper_start(pthread_mutex_t *lock);
 
 /* s wants its next window, of `size` bytes in f, prepared.  Without a

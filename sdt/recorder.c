@@ -90,17 +90,16 @@ static int open_locked(const char *name)
 }
 
 /*
- * The helper thread (rec_helper.h) starts only here, where recording starts
- * outside any allocator call: the library's constructor, the control API,
- * a forked child's fork handler.  Never from the per-call slow path: that
- * call may come from inside glibc's pthread_create (the new thread's TLS
- * vector is calloc'ed with the stack cache lock held), and creating a
- * thread there deadlocks on that lock.
+ * The helper thread (rec_helper.h) starts only where recording starts
+ * outside any allocator call - the library's constructor, the control API,
+ * a forked child's fork handler - with the lock released.  Never from the
+ * per-call slow path: that call may come from inside glibc's
+ * pthread_create (the new thread's TLS vector is calloc'ed with the stack
+ * cache lock held), and creating a thread there deadlocks on that lock.
  */
-static void start_helper_locked(void)
+static void start_helper(void)
 {
-	if (file_epoch)
-		mt_helper_start(&lock);
+	mt_helper_start(&lock);
 }
 
 static int start_locked(void)
@@ -286,10 +285,10 @@ static void child_after_fork(void)
 			__atomic_store_n(&mt_rec_epoch, 0, __ATOMIC_RELEASE);
 		else if (was_paused)
 			pause_locked(1);
-		start_helper_locked();
 	}
 	mt_compiler_barrier();
 	mt_tls.busy = 0;
+	start_helper();
 }
 
 static void init(void)
@@ -332,8 +331,8 @@ int mt_recorder_start(void)
 		rc = start_locked();
 	else if (paused)
 		rc = pause_locked(0);
-	start_helper_locked();
 	unlock_busy();
+	start_helper();
 	return rc;
 }
 
@@ -342,8 +341,8 @@ void mt_recorder_autostart(void)
 	if (api_enter())
 		return;
 	decide_locked();
-	start_helper_locked();
 	unlock_busy();
+	start_helper();
 }
 
 int mt_recorder_stop(void)
@@ -376,9 +375,9 @@ int mt_recorder_reset(void)
 		rc = start_locked();
 		if (rc == 0 && was_paused)
 			pause_locked(1);
-		start_helper_locked();
 	}
 	unlock_busy();
+	start_helper();
 	return rc;
 }
 
