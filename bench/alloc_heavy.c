@@ -87,13 +87,25 @@ static uint64_t now_ns(clockid_t clock)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* --tight: malloc(32) and its free, over and over - the cheapest calls an
+ * allocator has (glibc's tcache), so a tracer's own cost stands out. */
+static int tight;
+
 /*
- * The timed loop: one allocator call per iteration.  Kept out of line and
- * named so that callgrind can count only its instructions
- * (--toggle-collect=alloc_loop).
+ * The timed loop: one allocator call per iteration (two with --tight).
+ * Kept out of line and named so that callgrind can count only its
+ * instructions (--toggle-collect=alloc_loop).
  */
 __attribute__((noinline)) void alloc_loop(void **slot, uint64_t calls, uint64_t *rng)
 {
+	if (tight) {
+		for (uint64_t i = 0; i < calls / 2; i++) {
+			void *p = malloc(32);
+			__asm__ volatile("" : : "r"(p) : "memory"); /* kept, not folded away */
+			free(p);
+		}
+		return;
+	}
 	for (uint64_t i = 0; i < calls; i++) {
 		uint64_t r = next_random(rng);
 		void **s = &slot[r % LIVE_SLOTS];
@@ -141,9 +153,10 @@ static void *work(void *arg)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: alloc_heavy [--calls N] [--threads T] [--seed S]\n"
+		"Usage: alloc_heavy [--calls N] [--threads T] [--seed S] [--tight]\n"
 		"Makes N allocator calls in each of T threads (default 2000000, 1) and prints\n"
 		"the loop's time per call, page faults and context switches on one line.\n"
+		"--tight makes them malloc(32) and free of it, over and over (N even).\n"
 		"With MALLOC_TRACE set and libc_malloc_debug.so preloaded, glibc's mtrace()\n"
 		"logs the calls.\n");
 }
@@ -189,6 +202,7 @@ int main(int argc, char **argv)
 		{"calls", required_argument, NULL, 'n'},
 		{"threads", required_argument, NULL, 't'},
 		{"seed", required_argument, NULL, 's'},
+		{"tight", no_argument, NULL, 'T'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -196,11 +210,12 @@ int main(int argc, char **argv)
 	uint64_t calls = 2000000, seed = 1;
 	unsigned threads = 1;
 	int c;
-	while ((c = getopt_long(argc, argv, "n:t:s:hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:t:s:ThV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n': calls = parse_count("calls", optarg, UINT64_C(1) << 40); break;
 		case 't': threads = (unsigned)parse_count("threads", optarg, MAX_THREADS); break;
 		case 's': seed = parse_count("seed", optarg, UINT64_MAX); break;
+		case 'T': tight = 1; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("alloc_heavy (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION); return 0;
 		default: usage(stderr); return 2;
@@ -210,6 +225,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "alloc_heavy: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
+
+	if (tight && (calls & 1) && ++calls > UINT64_C(1) << 40)
+		calls -= 2; /* pairs of calls */
 
 	mtrace(); /* a no-op unless MALLOC_TRACE is set and libc_malloc_debug.so is loaded */
 

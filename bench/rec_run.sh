@@ -9,13 +9,14 @@
 # recorder: it creates a new file (O_EXCL) and reserves each window with
 # fallocate, so /dev/shm is its warm regime; floor-warm shows what is left
 # of a recorder's cost once no page has to be allocated.
-all_contenders="untraced markers rec-shm rec-disk rec-stacks floor-shm floor-warm floor-disk heaptrack mtrace"
+all_contenders="untraced markers rec-shm rec-precise rec-disk rec-stacks floor-shm floor-warm floor-disk heaptrack mtrace"
 
 describe_contender() {
 	case $1 in
 	untraced) echo "the program alone" ;;
 	markers) echo "LD_PRELOAD=libmtrace.so, recorder off: interposer and SDT markers" ;;
 	rec-shm) echo "recording, trace on tmpfs (/dev/shm): pages warm, no writeback" ;;
+	rec-precise) echo "recording with MTRACE_PRECISE_TIME=1 (rdtsc on every record), on tmpfs" ;;
 	rec-disk) echo "recording, trace kept on disk ($diskdir)" ;;
 	rec-stacks) echo "recording with MTRACE_STACKS=64 (call stacks: our walker, libunwind for what it cannot take), kept on disk" ;;
 	floor-shm) echo "bare 32-byte records per thread window, fresh tmpfs pages" ;;
@@ -63,7 +64,7 @@ available() {
 }
 
 describe_run() {
-	echo "Recorder overhead: bench/alloc_heavy, $calls calls per thread, median of $reps runs"
+	echo "Recorder overhead: bench/alloc_heavy$prog_args, $calls calls per thread, median of $reps runs"
 	echo "machine: $(nproc) cpus, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)," \
 		"$(uname -sr), $(ldd --version | awk 'NR == 1 { print $NF }') glibc"
 	echo "disk dir: $diskdir ($(stat -f -c %T "$diskdir")); load average at start:" \
@@ -112,7 +113,7 @@ field() {
 # the trace's bytes per call in $work/b.C.T.
 run_contender() {
 	c=$1 t=$2 r=$3
-	args="--calls $calls --threads $t"
+	args="--calls $calls --threads $t$prog_args"
 	rm -rf "$shmdir"/* "$diskwork"/*
 	sync
 	# shellcheck disable=SC2086
@@ -120,6 +121,8 @@ run_contender() {
 	untraced) go "$prog" $args ;;
 	markers) go LD_PRELOAD="$mtlib" "$prog" $args ;;
 	rec-shm) go LD_PRELOAD="$mtlib" MTRACE_CTL_FILE="$shmdir/rec" "$prog" $args ;;
+	rec-precise)
+		go LD_PRELOAD="$mtlib" MTRACE_PRECISE_TIME=1 MTRACE_CTL_FILE="$shmdir/rec" "$prog" $args ;;
 	rec-disk) go LD_PRELOAD="$mtlib" MTRACE_CTL_FILE="$diskwork/rec" "$prog" $args ;;
 	rec-stacks)
 		go LD_PRELOAD="$mtlib" MTRACE_STACKS=64 MTRACE_CTL_FILE="$diskwork/rec" "$prog" $args ;;
@@ -170,17 +173,18 @@ trace_bytes() {
 count_instructions() {
 	command -v valgrind >/dev/null || { echo "$me: no valgrind: no instruction counts" >&2; return 0; }
 	t=1
-	for c in untraced markers rec-shm rec-stacks floor-shm; do
+	for c in untraced markers rec-shm rec-precise rec-stacks floor-shm; do
 		available "$c" || continue
 		case $c in
 		untraced) set -- ;;
 		markers) set -- LD_PRELOAD="$mtlib" ;;
 		rec-shm) set -- LD_PRELOAD="$mtlib" MTRACE_CTL_FILE="$shmdir/rec" ;;
+		rec-precise) set -- LD_PRELOAD="$mtlib" MTRACE_PRECISE_TIME=1 MTRACE_CTL_FILE="$shmdir/rec" ;;
 		rec-stacks) set -- LD_PRELOAD="$mtlib" MTRACE_STACKS=64 MTRACE_CTL_FILE="$shmdir/rec" ;;
 		floor-shm) set -- LD_PRELOAD="$floorlib" FLOOR_FILE="$shmdir/floor" ;;
 		esac
 		go "$@" valgrind --tool=callgrind --branch-sim=yes --toggle-collect=alloc_loop \
-			--callgrind-out-file="$work/cg.out" "$prog" --calls "$cg_calls" || continue
+			--callgrind-out-file="$work/cg.out" "$prog" --calls "$cg_calls"$prog_args || continue
 		awk -v n="$cg_calls" '/^(summary|totals):/ { printf "%.1f\n", $2 / n; exit }' \
 			"$work/cg.out" >"$work/ir.$c"
 		mv "$work/cg.out" "$work/cg.$c"

@@ -15,7 +15,7 @@
 # fails the build.
 #
 # Usage: bench/recorder.sh [--calls N] [--quick] [--reps N] [--builddir DIR]
-#                          [--disk-dir DIR]
+#                          [--disk-dir DIR] [--tight]
 # shellcheck source-path=SCRIPTDIR
 set -eu
 
@@ -26,6 +26,7 @@ reps=
 quick=
 builddir=
 diskdir=/var/tmp
+prog_args=
 
 usage() {
 	cat <<EOF
@@ -40,6 +41,8 @@ then PASS or MISS for each recorder target.
   --builddir DIR  configured build tree to use (default: the source tree if
                   it is configured, else \${TMPDIR:-/tmp}/mtk-bench-build)
   --disk-dir DIR  where traces are kept on disk (default /var/tmp)
+  --tight         time a tight malloc(32)/free loop (alloc_heavy --tight)
+                  instead of alloc_heavy's mix
   -h, --help      show this help
 EOF
 }
@@ -52,6 +55,7 @@ while [ $# -gt 0 ]; do
 	--calls) [ $# -ge 2 ] || die "--calls needs a value"; number --calls "$2"; calls=$2; shift ;;
 	--reps) [ $# -ge 2 ] || die "--reps needs a value"; number --reps "$2"; reps=$2; shift ;;
 	--quick) quick=1 ;;
+	--tight) prog_args=" --tight" ;;
 	--builddir) [ $# -ge 2 ] || die "--builddir needs a value"; builddir=$2; shift ;;
 	--disk-dir) [ $# -ge 2 ] || die "--disk-dir needs a value"; diskdir=$2; shift ;;
 	-h | --help) usage; exit 0 ;;

@@ -1,13 +1,12 @@
 /*
- * trace_codec.h - encode and decode one trace record (format version 2).
+ * trace_codec.h - encode and decode one trace record (format version 3,
+ * and the records of version 2 for reading).
  *
  * The encoder runs on the recorder's hot path inside the traced program, so
  * it is inline, branch-light and never allocates.  The decoder is its exact
  * mirror and is the only code that turns record bytes back into calls.
  *
- * Body after the head byte (see trace_format.h), all varints:
- *   ts delta (u) from the previous record of the window, or from the window's
- *   base timestamp for the first one; then by call:
+ * Body after the head byte (see trace_format.h), all varints, by call:
  *     MALLOC VALLOC PVALLOC           size                 [out slack]
  *     CALLOC                          nmemb size           [out slack]
  *     MEMALIGN ALIGNED_ALLOC          align size           [out slack]
@@ -27,6 +26,12 @@
  *   stack: only in a trace with MT_FHF_STACKS, last in every allocating
  *   call's record (NULL_OUT or not): zigzag delta from the previous stack
  *   number of the window (0 at its start); stack 0 is "not known".
+ * Time: in version 3 a record is stamped by its head's stamp bit
+ * (mt_stamp_bit: its body then begins with the time's delta from the
+ * window's previous stamp) or, for the calls without one, by a stamp record
+ * before it (MT_HEAD_STAMP and the delta); a record without a stamp
+ * carries the time of the last one before it.  In version 2 every record's
+ * body begins with the delta from the previous record's time.
  */
 #ifndef MT_TRACE_CODEC_H
 #define MT_TRACE_CODEC_H
@@ -50,6 +55,7 @@ struct mt_rec {
 	uint64_t align;   /* memalign family, free_aligned_sized */
 	uint64_t usable;  /* usable size of the returned block */
 	uint64_t stack;   /* stack table number of an allocating call, 0 unknown */
+	uint8_t stamped;  /* decoded: ts was stamped on this record, not carried */
 	uint32_t event;   /* enum mt_event, for MT_CALL_EVENT */
 	uint32_t nargs;
 	uint64_t args[MT_EVENT_ARGS_MAX];
@@ -60,15 +66,20 @@ struct mt_codec_state {
 	uint64_t last_ts;
 	uint64_t last_ptr;
 	uint64_t last_stack;
-	int stacks;       /* the trace's allocating records carry a stack */
+	uint8_t stacks;   /* the trace's allocating records carry a stack */
+	uint8_t ts_each;  /* version 2: every record's body starts with its time */
 };
 
-static inline void mt_codec_init(struct mt_codec_state *s, uint64_t base_ts, int stacks)
+/* mt_codec_init's mode: bits of what the trace's records hold. */
+enum { MT_CODEC_STACKS = 1, MT_CODEC_TS_EACH = 2 };
+
+static inline void mt_codec_init(struct mt_codec_state *s, uint64_t base_ts, unsigned mode)
 {
 	s->last_ts = base_ts;
 	s->last_ptr = 0;
 	s->last_stack = 0;
-	s->stacks = stacks;
+	s->stacks = (mode & MT_CODEC_STACKS) != 0;
+	s->ts_each = (mode & MT_CODEC_TS_EACH) != 0;
 }
 
 /*
@@ -144,20 +155,42 @@ static inline size_t mt_put_ptr(uint8_t *p, struct mt_codec_state *s, uint64_t p
 }
 
 /*
- * Encodes r's body at dst+1 and returns the record's full length; the head
- * byte is returned in *head and NOT stored: the caller stores it last (after a
- * compiler barrier) to publish the record.  dst must have MT_RECORD_MAX bytes.
- * Always inlined: where r->call is a constant (the recorder's wrappers) the
- * field tests fold away and only that call's stores remain.
+ * The head bit that says a record of `call` is stamped (version 3): the
+ * NULL_IN flag of a call that passes no block in, the NULL_OUT flag of one
+ * that returns none; 0 for the calls that have both (realloc,
+ * reallocarray) and events, which a stamp record precedes instead.
  */
-static inline __attribute__((always_inline)) size_t mt_rec_encode(uint8_t *dst, struct mt_codec_state *s,
-				   const struct mt_rec *r, uint8_t *head)
+static inline unsigned mt_stamp_bit(unsigned call)
+{
+	unsigned f = mt_call_field_set(call);
+	if (!f || f & MT_FIELD_EVENT)
+		return 0;
+	if (!(f & MT_FIELD_IN))
+		return MT_RF_NULL_IN;
+	return f & MT_FIELD_OUT ? 0 : MT_RF_NULL_OUT;
+}
+
+/*
+ * Encodes r's body at dst+1 and returns the record's full length; the head
+ * byte is returned in *head and NOT stored: the caller stores it last
+ * (after a compiler barrier) to publish the record.  With `stamp` (only
+ * where mt_stamp_bit has a bit) r->ts goes first, and the bit is set.
+ * dst must have MT_RECORD_MAX bytes.  Always inlined: where r->call is a
+ * constant (the recorder's wrappers) the field tests fold away and only
+ * that call's stores remain.
+ */
+static inline __attribute__((always_inline)) size_t mt_rec_encode_body(uint8_t *dst,
+									 struct mt_codec_state *s,
+									 const struct mt_rec *r,
+									 int stamp, uint8_t *head)
 {
 	uint8_t *p = dst + 1;
-	unsigned call = r->call, f = mt_call_field_set(call);
+	unsigned call = r->call, f = mt_call_field_set(call), bit = mt_stamp_bit(call);
 
-	p += mt_varint_put(p, r->ts - s->last_ts);
-	s->last_ts = r->ts;
+	if (stamp) {
+		p += mt_varint_put(p, r->ts - s->last_ts);
+		s->last_ts = r->ts;
+	}
 	if (f & MT_FIELD_EVENT) {
 		p += mt_varint_put(p, r->event);
 		p += mt_varint_put(p, r->nargs);
@@ -186,16 +219,51 @@ static inline __attribute__((always_inline)) size_t mt_rec_encode(uint8_t *dst, 
 			s->last_stack = r->stack;
 		}
 	}
-	*head = (uint8_t)(call | r->flags);
+	*head = (uint8_t)(call | (r->flags & ~bit) | (stamp ? bit : 0));
 	return (size_t)(p - dst);
+}
+
+/* A stamp record of ts at dst+1; its head byte MT_HEAD_STAMP goes to dst
+ * last, as a record's.  Returns its length. */
+static inline size_t mt_stamp_encode(uint8_t *dst, struct mt_codec_state *s, uint64_t ts)
+{
+	size_t n = 1 + mt_varint_put(dst + 1, ts - s->last_ts);
+	s->last_ts = ts;
+	return n;
+}
+
+/*
+ * Encodes r, with r->ts as its time when `stamp` (in the head's bit, or by
+ * a stamp record before it for the calls without one); without, the record
+ * carries the window's last stamp.  Returns the bytes written; *first is
+ * the first byte, NOT stored, to be stored last as mt_rec_encode_body's
+ * head.  dst must have MT_RECORD_MAX bytes.  A time before the window's
+ * last stamp wraps around in the delta and back in the decoder.
+ */
+static inline __attribute__((always_inline)) size_t mt_rec_encode(uint8_t *dst,
+								    struct mt_codec_state *s,
+								    const struct mt_rec *r, int stamp,
+								    uint8_t *first)
+{
+	uint8_t *rec = dst;
+	int in_head = stamp && mt_stamp_bit(r->call);
+	if (stamp && !in_head)
+		rec += mt_stamp_encode(dst, s, r->ts);
+	size_t n = mt_rec_encode_body(rec, s, r, in_head, first);
+	if (rec != dst) {
+		*rec = *first; /* published by the stamp's byte, stored last */
+		*first = MT_HEAD_STAMP;
+	}
+	return (size_t)(rec - dst) + n;
 }
 
 enum { MT_DEC_OK = 1, MT_DEC_END = 0, MT_DEC_CORRUPT = -1 };
 
 /* Bytes a record may read from its start with the wide varint reader: up to
- * eight varints of at most ten bytes after the head, and the reader's load
- * of MT_VARINT_WIDE bytes at the last one's start. */
-#define MT_REC_WIDE (1 + 8 * MT_VARINT_MAX + MT_VARINT_WIDE)
+ * eight varints of at most ten bytes after the head (its stamp's included,
+ * and the stamp's head), and the reader's load of MT_VARINT_WIDE bytes at
+ * the last one's start. */
+#define MT_REC_WIDE (2 + 8 * MT_VARINT_MAX + MT_VARINT_WIDE)
 
 /* One varint of a record: wide (a constant) where the record starts at
  * least MT_REC_WIDE bytes before end. */
@@ -216,17 +284,38 @@ static inline __attribute__((always_inline)) int mt_rec_decode_body(const uint8_
 	const uint8_t *q = p;
 	uint64_t v;
 
-	unsigned head = *q++, f = mt_call_field_set(head & 0x0f);
+	unsigned head = *q++;
 	/* Field by field: a compound literal is zeroed with rep stos, whose start
 	 * costs more than the whole record. */
+	r->stamped = 1;
+	if (s->ts_each) {
+		if (mt_rec_varint(&q, end, &v, wide))
+			return MT_DEC_CORRUPT;
+		r->ts = s->last_ts + v;
+	} else if (head == MT_HEAD_STAMP) {
+		/* The record after a stamp was stored before the stamp's byte. */
+		if (mt_rec_varint(&q, end, &v, wide) || q >= end || *q == 0 || *q == MT_HEAD_STAMP ||
+		    *q & mt_stamp_bit(*q & 0x0f))
+			return MT_DEC_CORRUPT;
+		r->ts = s->last_ts + v;
+		head = *q++;
+	} else if (head & mt_stamp_bit(head & 0x0f)) {
+		if (mt_rec_varint(&q, end, &v, wide))
+			return MT_DEC_CORRUPT;
+		r->ts = s->last_ts + v;
+		head &= ~mt_stamp_bit(head & 0x0f);
+	} else {
+		r->ts = s->last_ts;
+		r->stamped = 0;
+	}
+	unsigned f = mt_call_field_set(head & 0x0f);
 	r->call = (uint8_t)(head & 0x0f);
 	r->flags = (uint8_t)(head & 0xf0);
 	r->rc = r->event = r->nargs = 0;
 	r->ptr_in = r->ptr_out = r->size = r->nmemb = r->align = r->usable = r->stack = 0;
 	r->args[0] = r->args[1] = r->args[2] = r->args[3] = 0;
-	if (!f || mt_rec_varint(&q, end, &v, wide)) /* call 0 under flags alone, or 14, 15 */
+	if (!f) /* call 0 under flags alone, or 14, 15 */
 		return MT_DEC_CORRUPT;
-	r->ts = s->last_ts + v;
 	if (f & MT_FIELD_EVENT) {
 		uint64_t ev, nargs;
 		if (r->flags || mt_rec_varint(&q, end, &ev, wide) ||

@@ -26,7 +26,7 @@ static void enter_window(struct mt_trace_cursor *c)
 	c->p = c->t->map + w->off + MT_WINDOW_HEADER_SIZE;
 	c->end = c->t->map + w->data_end;
 	c->recno = w->first_rec;
-	mt_codec_init(&c->st, w->base_ts, mt_trace_has_stacks(c->t));
+	mt_codec_init(&c->st, w->base_ts, mt_trace_codec_mode(c->t));
 #ifdef MADV_POPULATE_READ
 	madvise((void *)(c->t->map + w->off), w->data_end - w->off, MADV_POPULATE_READ);
 #endif

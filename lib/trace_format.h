@@ -1,5 +1,5 @@
 /*
- * trace_format.h - the recorder's trace file, version 2: layout constants.
+ * trace_format.h - the recorder's trace file, version 3: layout constants.
  *
  * This header is the single definition of the trace format; docs/FORMAT.md
  * describes the same bytes for people.  Change one, change the other, and
@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define MT_TRACE_MAGIC "MTRACE\n\x1a" /* 8 bytes, no NUL */
-#define MT_TRACE_VERSION 2
+#define MT_TRACE_VERSION 3
 #define MT_TRACE_HEADER_SIZE 4096
 #define MT_TRACE_ALIGN 4096           /* windows start on this boundary */
 #define MT_WINDOW_MAGIC "MTWN"        /* 4 bytes */
@@ -64,6 +64,8 @@ enum {
 	MT_FH_STOP_RECORDS = 120, /* 8  records written before that stop, 0 if none */
 	MT_FH_ALLOCATOR_NAME = 128, /* 32 NUL-padded name of the allocator below */
 	MT_FH_STACK_DEPTH = 160,  /* 4  frames recorded per stack at most (v2, with STACKS) */
+	MT_FH_STAMP_EVERY = 164,  /* 4  v3: a record at most this many after a stamp is stamped */
+	MT_FH_STAMP_TICK = 168,   /* 4  v3: ns between ticks that also force a stamp, 0 none */
 	MT_FH_EXE = 256,          /* up to 3840, NUL-terminated executable path */
 };
 #define MT_FH_EXE_MAX (MT_TRACE_HEADER_SIZE - MT_FH_EXE)
@@ -113,6 +115,9 @@ enum {
 };
 enum { MT_WHF_CLOSED = 1, MT_WHF_LAST = 2 /* the thread ended with this window */ };
 
+/* v3: a window header with tid 0 and MT_WHF_CLOSED is padding: space the
+ * recorder claimed ahead for a thread that never used it.  Readers skip it. */
+
 /*
  * Stack table windows (v2): a window header with MT_TABLE_MAGIC (tid 0, seq
  * counting table windows, used/count/flags 0), then entries until a zero
@@ -136,7 +141,14 @@ enum mt_table_entry { MT_TE_STACK = 1, MT_TE_MODULES = 2, MT_TE_MODULE = 3 };
  *   head bits 4-7: MT_RF_* flags
  * The head byte is stored last, after the body, so a record is either whole
  * or invisible.
+ *
+ * v3: records carry no time of their own.  A record may be preceded by a
+ * stamp: the byte MT_HEAD_STAMP, then the varint delta of the time from the
+ * window's previous stamp (its base timestamp for the first).  A record
+ * without one happened at or after the last stamp before it.  The stamp's
+ * byte, the first of the pair, is then the one stored last.
  */
+#define MT_HEAD_STAMP 14
 enum mt_call {
 	MT_CALL_NONE = 0,
 	MT_CALL_MALLOC = 1,

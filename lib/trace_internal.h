@@ -55,6 +55,14 @@ struct mt_trace {
 	int generation_seen, table_cut;
 };
 
+/* How t's records are coded (mt_codec_init's mode): version 2 stamps
+ * every record, version 3 only some. */
+static inline unsigned mt_trace_codec_mode(const struct mt_trace *t)
+{
+	return (mt_trace_has_stacks(t) ? MT_CODEC_STACKS : 0) |
+	       (t->info.version < 3 ? MT_CODEC_TS_EACH : 0);
+}
+
 /* Reads the table window at off (the file ends at limit) into t; *size is
  * the window's size.  0, or -1 with e set. */
 int mt_stack_table_window(struct mt_trace *t, uint64_t off, uint64_t limit, uint64_t *size,

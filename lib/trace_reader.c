@@ -148,7 +148,7 @@ static void scan_window(struct mt_trace *t, struct mt_trace_window *w, uint64_t 
 	size_t len;
 	int rc;
 
-	mt_codec_init(&st, w->base_ts, mt_trace_has_stacks(t));
+	mt_codec_init(&st, w->base_ts, mt_trace_codec_mode(t));
 	w->count = 0;
 	while ((rc = mt_rec_decode(p, end, &st, &r, &len)) == MT_DEC_OK) {
 		p += len;
@@ -201,11 +201,23 @@ static int parse_window(struct mt_trace *t, uint64_t off, uint64_t limit,
 	struct mt_codec_state st;
 	struct mt_rec r;
 	size_t len;
-	mt_codec_init(&st, w->base_ts, mt_trace_has_stacks(t));
+	mt_codec_init(&st, w->base_ts, mt_trace_codec_mode(t));
 	w->first_ts = w->base_ts;
 	if (w->count && mt_rec_decode(t->map + start, t->map + w->data_end, &st, &r, &len) == MT_DEC_OK)
 		w->first_ts = r.ts;
 	return 0;
+}
+
+/* The size of the padding window (v3) whose header is h, or 0 if it is
+ * none: space claimed for a thread that never used it. */
+static uint64_t padding_size(const struct mt_trace *t, const uint8_t *h)
+{
+	uint32_t size = mt_get_le32(h + MT_WH_SIZE);
+	if (t->info.version < 3 || mt_get_le32(h + MT_WH_TID) != 0 ||
+	    mt_get_le32(h + MT_WH_FLAGS) != MT_WHF_CLOSED || size < MT_TRACE_ALIGN ||
+	    size % MT_TRACE_ALIGN || size > (1u << 30))
+		return 0;
+	return size;
 }
 
 /* start is 0 when there is no run (offset 0 is the file header). */
@@ -260,6 +272,11 @@ static int walk_windows(struct mt_trace *t, struct mt_error *e)
 				     (unsigned long long)limit);
 			t->cut_warned = 1;
 			break;
+		}
+		uint64_t pad = padding_size(t, h);
+		if (pad) {
+			off += pad;
+			continue;
 		}
 		struct mt_trace_window w;
 		if (parse_window(t, off, limit, &w, e))

@@ -212,6 +212,8 @@ struct mt_trace_writer *mt_trace_writer_open(const char *path, const struct mt_t
 	w->info.endian = info->endian ? info->endian : 1;
 	w->info.ptr_size = info->ptr_size ? info->ptr_size : (uint8_t)sizeof(void *);
 	w->info.ts_source = info->ts_source ? info->ts_source : MT_TS_MONOTONIC_NS;
+	w->info.stamp_every = 1; /* each record's time is its own */
+	w->info.stamp_tick_ns = 0;
 	w->fixed_size = window_size;
 	w->next_off = MT_TRACE_HEADER_SIZE;
 	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -250,7 +252,7 @@ int mt_trace_writer_add(struct mt_trace_writer *w, uint32_t tid, const struct mt
 			return -1;
 	uint8_t *dst = th->buf + MT_WINDOW_HEADER_SIZE + th->used;
 	uint8_t head;
-	th->used += (uint32_t)mt_rec_encode(dst, &th->st, r, &head);
+	th->used += (uint32_t)mt_rec_encode(dst, &th->st, r, r->ts != th->st.last_ts, &head);
 	dst[0] = head;
 	th->count++;
 	if (r->ts > w->last_ts)

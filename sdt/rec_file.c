@@ -26,6 +26,7 @@
 #include "next_alloc.h"
 #include "rec_clock.h"
 #include "rec_file.h"
+#include "rec_helper.h"
 #include "rec_stack.h"
 #include "rec_text.h"
 
@@ -122,6 +123,8 @@ static void fill_info(struct mt_trace_info *in, pid_t pid)
 	in->start_realtime_ns = mt_clock_ns(CLOCK_REALTIME);
 	in->start_mono_ns = mt_clock_ns(CLOCK_MONOTONIC);
 	in->start_ts = mt_clock_ts();
+	in->stamp_every = mt_stamp_every;
+	in->stamp_tick_ns = MT_TICK_NS;
 }
 
 /* 0, or -1 with errno set (EFBIG: the file-size limit is below the
@@ -208,6 +211,10 @@ static int extend_by_writing(struct mt_file *f, uint32_t size)
 
 int mt_file_claim(struct mt_file *f, uint32_t *size_io, uint64_t *off)
 {
+	if (f->stop_reason) {
+		errno = ENOSPC;
+		return -1; /* a claim failed already, and said why */
+	}
 	if (still_open(f))
 		return -1;
 	uint32_t size = *size_io;
@@ -257,6 +264,16 @@ void mt_file_unclaim(struct mt_file *f, uint64_t off, int err)
 		f->next = off;
 		f->windows--;
 	}
+}
+
+int mt_file_unclaim_quietly(struct mt_file *f, uint64_t off)
+{
+	assert(off + MT_TRACE_ALIGN <= f->next);
+	if (still_open(f) || ftruncate(f->fd.fd, (off_t)off) != 0)
+		return -1;
+	f->next = off;
+	f->windows--;
+	return 0;
 }
 
 /* Ticks per second from the start stamps and a pair read now. */

@@ -45,6 +45,10 @@ int mt_file_claim(struct mt_file *f, uint32_t *size, uint64_t *off);
  * (the file ends where it did) and prints why recording stops. */
 void mt_file_unclaim(struct mt_file *f, uint64_t off, int err);
 
+/* The unused window claimed last, at off, goes back: the file is cut to
+ * off.  0, or -1 (the file stays as it is, the window padding). */
+int mt_file_unclaim_quietly(struct mt_file *f, uint64_t off);
+
 /* Rewrites the header with the current totals (and f->stop_reason, with
  * `records` as the count before the stop); `closed` stamps the end and
  * marks the trace complete, otherwise the trace is marked as going on. */

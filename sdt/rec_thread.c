@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "rec_clock.h"
+#include "rec_helper.h"
 #include "rec_thread.h"
 
 __thread struct mt_tls mt_tls __attribute__((tls_model("initial-exec")));
@@ -90,12 +91,25 @@ static uint32_t close_open_window(struct mt_slot *s, unsigned epoch, int last)
 	return n;
 }
 
+/* Gives up s's window prepared ahead: unmapped if ready (it stays padding
+ * in the file), left to the helper to unmap if it is being filled. */
+static void drop_prepared(struct mt_slot *s)
+{
+	if (s->next_state == MT_NEXT_READY)
+		munmap(s->next_base, s->next_size);
+	s->next_base = NULL;
+	s->next_state = MT_NEXT_NONE;
+}
+
 /* The slot's thread is gone: close and unmap its window, free the slot. */
 static uint32_t retire(struct mt_slot *s, unsigned epoch)
 {
 	uint32_t n = close_open_window(s, epoch, 1);
 	if (s->base)
 		munmap(s->base, s->size);
+	drop_prepared(s);
+	if (s->old_base)
+		munmap(s->old_base, s->old_size);
 	if (s->exited)
 		exited_slots--;
 	*s = (struct mt_slot){ 0 };
@@ -141,6 +155,53 @@ static uint32_t window_size(uint32_t seq)
 	return size;
 }
 
+/* The window the helper prepared for s in f, with its size; NULL when
+ * there is none yet, MAP_FAILED when the helper found the file cannot
+ * grow.  One it is still filling is taken as it is (the thread faults in
+ * what the helper has not): waiting would stall the thread, and a window
+ * claimed now would come before it in the file, out of sequence. */
+static uint8_t *take_prepared(struct mt_slot *s, const struct mt_file *f, uint32_t *size)
+{
+	uint8_t *m = s->next_base;
+	*size = s->next_size;
+	if (s->next_serial != f->serial) {
+		drop_prepared(s);
+		return NULL;
+	}
+	switch (s->next_state) {
+	case MT_NEXT_FILLING:
+		mt_helper_hand_over();
+		break;
+	case MT_NEXT_READY:
+		break;
+	case MT_NEXT_FAILED:
+		m = MAP_FAILED;
+		break;
+	default:
+		return NULL; /* still wanted: the helper prepares the one after */
+	}
+	s->next_base = NULL;
+	s->next_state = MT_NEXT_NONE;
+	return m;
+}
+
+/* A window claimed and mapped by the calling thread itself: its first, or
+ * when the helper is not there or late.  NULL after saying why not. */
+static uint8_t *map_window(struct mt_file *f, uint32_t want, uint32_t *size)
+{
+	uint64_t off;
+	*size = want;
+	if (mt_file_claim(f, size, &off))
+		return NULL;
+	void *m = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, f->fd.fd,
+		       (off_t)off);
+	if (m == MAP_FAILED) {
+		mt_file_unclaim(f, off, errno);
+		return NULL;
+	}
+	return m;
+}
+
 int mt_window_open(struct mt_tls *t, unsigned epoch, struct mt_file *f)
 {
 	struct mt_slot *s = t->slot;
@@ -152,16 +213,12 @@ int mt_window_open(struct mt_tls *t, unsigned epoch, struct mt_file *f)
 	} else {
 		t->seq++;
 	}
-	uint32_t size = window_size(t->seq);
-	uint64_t off;
-	if (mt_file_claim(f, &size, &off))
+	uint32_t size;
+	uint8_t *m = take_prepared(s, f, &size);
+	if (m == MAP_FAILED)
 		return -1;
-	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, f->fd.fd,
-		       (off_t)off);
-	if (m == MAP_FAILED) {
-		mt_file_unclaim(f, off, errno);
+	if (!m && !(m = map_window(f, window_size(t->seq), &size)))
 		return -1;
-	}
 	s->base = m;
 	s->size = size;
 	s->epoch = epoch;
@@ -175,11 +232,21 @@ int mt_window_open(struct mt_tls *t, unsigned epoch, struct mt_file *f)
 	};
 	mt_window_header_encode(s->base, &w);
 	t->cur = s->base + MT_WINDOW_HEADER_SIZE;
-	t->limit = s->base + size - MT_RECORD_MAX;
+	t->full = s->base + size - MT_RECORD_MAX;
+	t->limit = s->base + size / 2;
 	t->count = 0;
 	mt_codec_init(&t->codec, s->base_ts, s->stacks);
+	t->stamp_left = mt_stamp_every; /* base_ts stamps the first records */
 	t->epoch = epoch;
 	return 0;
+}
+
+void mt_window_want_next(struct mt_tls *t, struct mt_file *f)
+{
+	struct mt_slot *s = t->slot;
+	t->limit = t->full;
+	if (s->next_state == MT_NEXT_NONE)
+		mt_helper_want(s, f, window_size(t->seq + 1));
 }
 
 void mt_window_release(struct mt_tls *t, struct mt_file *f)
@@ -195,7 +262,7 @@ void mt_window_release(struct mt_tls *t, struct mt_file *f)
 	/* Closed here or by a stop that counted it: either way it is behind
 	 * the thread's next window. */
 	t->first_rec += s->closed_count;
-	munmap(s->base, s->size);
+	mt_helper_unmap(s, s->base, s->size);
 	s->base = NULL;
 	t->epoch = 0; /* the next call takes the slow path and opens a window */
 }
@@ -218,19 +285,54 @@ uint64_t mt_windows_collect(unsigned epoch, int close)
 	return total;
 }
 
+static int holds(uint8_t *b, uint32_t n, const uint8_t *a, uint8_t **base, uint32_t *size)
+{
+	if (!b || a < b || a >= b + n)
+		return 0;
+	*base = b;
+	*size = n;
+	return 1;
+}
+
 int mt_window_holding(const void *addr, uint8_t **base, uint32_t *size)
 {
-	const uint8_t *a = addr;
 	EACH_SLOT(s) {
-		uint8_t *b = s->base;
-		uint32_t n = s->size;
-		if (b && a >= b && a < b + n) {
-			*base = b;
-			*size = n;
+		if (holds(s->base, s->size, addr, base, size) ||
+		    holds(s->next_base, s->next_size, addr, base, size))
 			return 1;
-		}
 	}
 	return 0;
+}
+
+struct mt_slot *mt_slot_needing_help(void)
+{
+	EACH_SLOT(s) {
+		if (s->in_use && (s->old_base || s->next_state == MT_NEXT_WANTED))
+			return s;
+	}
+	return NULL;
+}
+
+/* A ready window prepared ahead that ends the file, or NULL. */
+static struct mt_slot *prepared_at_end(const struct mt_file *f)
+{
+	EACH_SLOT(s) {
+		if (s->in_use && s->next_state == MT_NEXT_READY && s->next_serial == f->serial &&
+		    s->next_off + s->next_size == f->next)
+			return s;
+	}
+	return NULL;
+}
+
+void mt_windows_drop_prepared(struct mt_file *f)
+{
+	struct mt_slot *s;
+	while ((s = prepared_at_end(f)) && mt_file_unclaim_quietly(f, s->next_off) == 0)
+		drop_prepared(s);
+	EACH_SLOT(s) {
+		if (s->in_use)
+			drop_prepared(s);
+	}
 }
 
 void mt_windows_forget(void)
@@ -238,8 +340,13 @@ void mt_windows_forget(void)
 	EACH_SLOT(s) {
 		if (s->in_use && s->base)
 			munmap(s->base, s->size);
+		if (s->next_base)
+			munmap(s->next_base, s->next_size);
+		if (s->old_base)
+			munmap(s->old_base, s->old_size);
 		*s = (struct mt_slot){ 0 };
 	}
+	mt_helper_forget();
 	exited_slots = 0;
 	mt_tls.slot = NULL;
 	mt_tls.epoch = 0;

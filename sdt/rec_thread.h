@@ -20,9 +20,25 @@
 #include "trace_codec.h"
 #include "visibility.h"
 
+/* The window the helper thread (rec_helper.c) prepares for a slot. */
+enum mt_next_state {
+	MT_NEXT_NONE = 0,
+	MT_NEXT_WANTED,       /* asked for: the helper will claim and map it */
+	MT_NEXT_FILLING,      /* claimed and mapped; the helper populates it */
+	MT_NEXT_READY,        /* next_base is mapped and faulted in, padding until used */
+	MT_NEXT_FAILED,       /* the file cannot grow; the helper said why */
+};
+
 struct mt_slot {
 	uint8_t *base;        /* the mapped window, NULL when none */
 	uint32_t size;
+	uint8_t *next_base;   /* the window prepared ahead, when MT_NEXT_READY */
+	uint32_t next_size;
+	uint64_t next_off;    /* its offset in the file */
+	unsigned next_serial; /* file it was claimed in (mt_file.serial) */
+	uint8_t next_state;   /* enum mt_next_state */
+	uint8_t *old_base;    /* a full window the helper is to unmap, or NULL */
+	uint32_t old_size;
 	uint64_t base_ts;
 	unsigned epoch;       /* recording the window belongs to */
 	uint32_t tid;
@@ -35,11 +51,17 @@ struct mt_slot {
 
 struct mt_tls {
 	uint8_t *cur;         /* where the next record goes */
-	uint8_t *limit;       /* the window is full when cur > limit */
+	uint8_t *limit;       /* the slow path is due when cur > limit: at the
+				 window's middle (to ask for the next), then full */
+	uint8_t *full;        /* the window is full when cur > full */
 	struct mt_codec_state codec;
 	uint32_t count;       /* records in the current window */
 	unsigned epoch;       /* the window's recording; 0 = no window */
-	uint8_t busy;         /* inside the recorder: calls now are not recorded */
+	uint8_t busy;         /* inside the recorder: calls now are not recorded;
+				 MT_BUSY_INTERNAL: nor counted as dropped */
+	uint32_t stamp_left;  /* records until the next is stamped */
+	unsigned tick;        /* mt_clock_tick when the last stamp was taken */
+	uint64_t last_freed;  /* the block this thread's last record passed in, 0 if none */
 	struct mt_slot *slot;
 	/* Numbering of the thread's windows in one file (mt_file.serial).  A
 	 * recording resumed in the same file (after a failed exec) continues
@@ -48,6 +70,10 @@ struct mt_tls {
 	uint32_t seq;
 	uint64_t first_rec;
 };
+
+/* mt_tls.busy of a thread that is the recorder's own (the helper), or of a
+ * call the recorder makes whose allocations are libc's (pthread_create). */
+#define MT_BUSY_INTERNAL 2
 
 MT_HIDDEN extern __thread struct mt_tls mt_tls __attribute__((tls_model("initial-exec")));
 
@@ -71,6 +97,17 @@ void mt_slot_exited(struct mt_slot *s);
  * after printing why: the file cannot grow. */
 int mt_window_open(struct mt_tls *t, unsigned epoch, struct mt_file *f);
 
+/* The thread's window is half full: asks the helper to prepare its next
+ * window, unless one is asked for or prepared already, and moves
+ * t->limit to the window's end.  Asked no earlier, a thread that ends
+ * early leaves no unused window behind; half a window's records give the
+ * helper time. */
+void mt_window_want_next(struct mt_tls *t, struct mt_file *f);
+
+/* Records a thread writes between stamps at most (recorder.h): 1 under
+ * MTRACE_PRECISE_TIME=1. */
+MT_HIDDEN extern unsigned mt_stamp_every;
+
 /* Closes the thread's own window if still open (adding its records to f)
  * and unmaps it. */
 void mt_window_release(struct mt_tls *t, struct mt_file *f);
@@ -87,6 +124,15 @@ uint64_t mt_windows_collect(unsigned epoch, int close);
 /* The window that holds addr: 1 with its mapping's start and size, else
  * 0.  Reads the slots without the lock: called from a signal handler. */
 int mt_window_holding(const void *addr, uint8_t **base, uint32_t *size);
+
+/* The helper's work, with the recorder lock held: a slot whose next window
+ * is wanted or whose full window waits to be unmapped, or NULL. */
+struct mt_slot *mt_slot_needing_help(void);
+
+/* Stop: windows prepared ahead are given up: those at the end of f go
+ * back (the file is cut to where they start), the others stay padding;
+ * one the helper is filling it unmaps when done. */
+void mt_windows_drop_prepared(struct mt_file *f);
 
 /* In a forked child: drop every window mapping (they are the parent's) and
  * free every slot; only the calling thread survives fork. */

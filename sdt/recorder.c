@@ -28,6 +28,7 @@ extern char **environ;
 #include "rec_clock.h"
 #include "rec_config.h"
 #include "rec_file.h"
+#include "rec_helper.h"
 #include "rec_list.h"
 #include "rec_text.h"
 #include "rec_thread.h"
@@ -35,6 +36,7 @@ extern char **environ;
 
 unsigned mt_rec_epoch = MT_EPOCH_UNDECIDED;
 unsigned mt_rec_glibc_mask;
+unsigned mt_stamp_every = MT_STAMP_EVERY;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct mt_file file = { .fd = { .fd = -1 } };
@@ -49,7 +51,7 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
 void mt_record_dropped(void)
 {
-	if (mt_recording())
+	if (mt_tls.busy != MT_BUSY_INTERNAL && mt_recording())
 		__atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
 }
 
@@ -87,10 +89,24 @@ static int open_locked(const char *name)
 	return 0;
 }
 
+/*
+ * The helper thread (rec_helper.h) starts only where recording starts
+ * outside any allocator call - the library's constructor, the control API,
+ * a forked child's fork handler - with the lock released.  Never from the
+ * per-call slow path: that call may come from inside glibc's
+ * pthread_create (the new thread's TLS vector is calloc'ed with the stack
+ * cache lock held), and creating a thread there deadlocks on that lock.
+ */
+static void start_helper(void)
+{
+	mt_helper_start(&lock);
+}
+
 static int start_locked(void)
 {
 	mt_config_load(&config);
 	__atomic_store_n(&mt_rec_glibc_mask, config.glibc_events ? ~0u : 0, __ATOMIC_RELAXED);
+	mt_stamp_every = config.precise_time ? 1 : MT_STAMP_EVERY;
 	return open_locked(config.prefix);
 }
 
@@ -111,6 +127,8 @@ static void seal_locked(void)
 
 static void stop_locked(void)
 {
+	if (file_epoch)
+		mt_windows_drop_prepared(&file); /* before the header says where the file ends */
 	seal_locked();
 	mt_file_close(&file);
 	file_epoch = 0;
@@ -162,6 +180,10 @@ static int window_ready(struct mt_tls *t)
 	}
 	if (e == t->epoch && t->cur <= t->limit)
 		return 1;
+	if (e == t->epoch && t->cur <= t->full) {
+		mt_window_want_next(t, &file); /* half full */
+		return 1;
+	}
 	mt_window_release(t, &file);
 	if (mt_window_open(t, e, &file) == 0)
 		return 1;
@@ -266,6 +288,7 @@ static void child_after_fork(void)
 	}
 	mt_compiler_barrier();
 	mt_tls.busy = 0;
+	start_helper();
 }
 
 static void init(void)
@@ -309,6 +332,7 @@ int mt_recorder_start(void)
 	else if (paused)
 		rc = pause_locked(0);
 	unlock_busy();
+	start_helper();
 	return rc;
 }
 
@@ -318,6 +342,7 @@ void mt_recorder_autostart(void)
 		return;
 	decide_locked();
 	unlock_busy();
+	start_helper();
 }
 
 int mt_recorder_stop(void)
@@ -352,6 +377,7 @@ int mt_recorder_reset(void)
 			pause_locked(1);
 	}
 	unlock_busy();
+	start_helper();
 	return rc;
 }
 

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "rec_clock.h"
+#include "rec_helper.h"
 #include "rec_stack.h"
 #include "rec_thread.h"
 #include "trace_codec.h"
@@ -46,15 +47,41 @@ uint8_t *mt_record_table_window(unsigned serial, uint32_t *size);
 
 #define mt_compiler_barrier() __asm__ volatile("" ::: "memory")
 
+/* Records between stamps by default (MTRACE_PRECISE_TIME=1 stamps each):
+ * rdtsc costs ~10 ns on the VMs measured (docs/BENCHMARKS.md), so one in
+ * 32 costs 0.3 ns a call. */
+#define MT_STAMP_EVERY 32
+
+/* The time of a record that is to be stamped; the countdown starts over. */
+static inline uint64_t mt_record_stamp_time(struct mt_tls *t, unsigned tick)
+{
+	t->stamp_left = mt_stamp_every;
+	t->tick = tick;
+	return mt_clock_ts();
+}
+
 /*
- * Appends r (its ts is filled in here) to the calling thread's window.
- * Inline, so that with the call type known at the call site the encoder
- * keeps only that call's fields and the record never exists in memory.
+ * Appends r to the calling thread's window.  Inline, so that with the call
+ * type known at the call site the encoder keeps only that call's fields
+ * and the record never exists in memory.
  *
- * Cost, window open: a TLS busy flag set and cleared, one relaxed load of
- * the global state, three compares, RDTSC (~10 ns on the VM measured in
- * docs/BENCHMARKS.md, most of the total), the varint stores (8 bytes on
- * average) into a page already mapped, and the head byte stored last,
+ * Time: a call that passes a block in (free, realloc...) is stamped
+ * (rdtsc), and so is every allocation but one that returns the block its
+ * thread's previous record released, unless mt_stamp_every records went by
+ * since the last stamp or the helper's clock ticked (every 1 ms).  That
+ * one - a thread taking straight back the block it just freed, as in a
+ * malloc/free loop - carries the last stamp's time (docs/FORMAT.md): no
+ * other thread's call can come between, so its thread's order places it.
+ * Times a converter orders threads by stay exact: frees, and allocations
+ * that may take another thread's block.  (Allowing any block of a table of
+ * the thread's recent frees stamped a fifth fewer records on alloc_heavy,
+ * but an entry goes stale once its block passes through another thread,
+ * and trace2wl then paired frees wrongly on tests/conv_handoff.)
+ *
+ * Cost, window open: a TLS busy flag set and cleared, the countdown and the
+ * tick compared, one relaxed load of the global state, three compares, the
+ * varint stores (6-7 bytes on average) into a page already mapped and
+ * faulted in by the helper (rec_helper.h), and the head byte stored last,
  * which on x86 is a plain store.  No lock, no atomic read-modify-write, no
  * syscall, no allocation.  With MTRACE_STACKS an allocating call adds its
  * stack walk and table probe (rec_stack.c): about 600 instructions for a
@@ -73,22 +100,28 @@ static inline __attribute__((always_inline)) void mt_record(struct mt_rec *r)
 	}
 	t->busy = 1;
 	mt_compiler_barrier(); /* a signal handler from here on sees busy */
-	/* The call's moment is now, before a stack walk that may take long:
+	/* A stamp's moment is now, before a stack walk that may take long:
 	 * another thread may already be handed the block this call freed. */
-	r->ts = mt_clock_ts();
+	uint64_t ts = 0;
+	unsigned tick = __atomic_load_n(&mt_clock_tick, __ATOMIC_RELAXED);
+	int exact = mt_call_has_in(r->call) ||
+		    (mt_call_allocates(r->call) && r->ptr_out != t->last_freed);
+	if (exact || __builtin_expect(--t->stamp_left == 0 || tick != t->tick, 0))
+		ts = mt_record_stamp_time(t, tick);
 	if (mt_call_allocates(r->call) && mt_stack_depth)
 		r->stack = mt_stack_capture(); /* off: one load and a branch */
 	unsigned e = __atomic_load_n(&mt_rec_epoch, __ATOMIC_RELAXED);
 	if (__builtin_expect(!e || e != t->epoch || t->cur > t->limit, 0) &&
 	    !mt_record_window(t, e))
 		goto out;
-	if (r->ts < t->codec.last_ts)
-		r->ts = t->codec.last_ts; /* TSCs of two cores may disagree a little,
-					     and a window opened after it was read */
+	/* TSCs of two cores may disagree a little, and a window opened after
+	 * the stamp was read. */
+	r->ts = ts > t->codec.last_ts ? ts : t->codec.last_ts;
 	uint8_t head;
-	size_t n = mt_rec_encode(t->cur, &t->codec, r, &head);
+	size_t n = mt_rec_encode(t->cur, &t->codec, r, ts != 0, &head);
 	/* The commit: until this byte is non-zero the record does not exist. */
 	__atomic_store_n(t->cur, head, __ATOMIC_RELEASE);
+	t->last_freed = mt_call_has_in(r->call) ? r->ptr_in : 0;
 	t->cur += n;
 	t->count++;
 out:

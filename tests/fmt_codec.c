@@ -79,16 +79,17 @@ static void round_trip(const struct mt_rec *prev, const struct mt_rec *r, int st
 
 	mt_codec_init(&enc, 5, stacks);
 	mt_codec_init(&dec, 5, stacks);
-	size_t plen = mt_rec_encode(buf, &enc, prev, &head);
+	size_t plen = mt_rec_encode(buf, &enc, prev, prev->ts != enc.last_ts, &head);
 	buf[0] = head;
 	CHECK(mt_rec_decode(buf, buf + plen, &dec, &out, &got) == MT_DEC_OK && got == plen,
 	      "previous record did not decode");
 
 	memset(buf, 0xee, sizeof buf);
 	struct mt_codec_state before = dec;
-	len = mt_rec_encode(buf, &enc, r, &head);
+	len = mt_rec_encode(buf, &enc, r, r->ts != enc.last_ts, &head);
 	CHECK(len <= MT_RECORD_MAX, "call %u: %zu bytes > MT_RECORD_MAX", r->call, len);
-	CHECK(head != 0 && (head & 0x0f) == r->call, "call %u: head byte %#x", r->call, head);
+	CHECK(head == MT_HEAD_STAMP || (head != 0 && (head & 0x0f) == r->call),
+	      "call %u: head byte %#x", r->call, head);
 
 	buf[0] = 0; /* not yet published: invisible */
 	CHECK(mt_rec_decode(buf, buf + len, &dec, &out, &got) == MT_DEC_END,
@@ -156,7 +157,7 @@ static void test_chain(void)
 	mt_codec_init(&enc, FMT_START_TS, 0);
 	for (uint64_t i = 0; i < N; i++) {
 		fmt_gen_rec(&r, 3, i);
-		len = mt_rec_encode(p, &enc, &r, &head);
+		len = mt_rec_encode(p, &enc, &r, r.ts != enc.last_ts, &head);
 		p[0] = head;
 		p += len;
 	}
@@ -172,20 +173,88 @@ static void test_chain(void)
 	printf("chain of %d records: %.2f bytes per record\n", N, (double)(p - buf) / N);
 }
 
+/* Records stamped one in four, the others carrying the stamp's time, as
+ * the recorder writes them by default: each reads back with the time of
+ * the last stamp and says whether it was stamped. */
+static void test_carried(void)
+{
+	uint8_t buf[64 * MT_RECORD_MAX], *p = buf, head;
+	struct mt_codec_state enc, dec;
+	struct mt_rec r, out;
+	size_t len;
+	uint64_t stamp = FMT_START_TS;
+
+	mt_codec_init(&enc, FMT_START_TS, 0);
+	for (uint64_t i = 0; i < 64; i++) {
+		fmt_gen_rec(&r, 3, i);
+		if (i % 4 == 1)
+			stamp = r.ts;
+		r.ts = stamp;
+		int moved = r.ts != enc.last_ts;
+		len = mt_rec_encode(p, &enc, &r, moved, &head);
+		CHECK(moved == (head == MT_HEAD_STAMP || (head & mt_stamp_bit(r.call)) != 0),
+		      "record %llu stamped", (unsigned long long)i);
+		p[0] = head;
+		p += len;
+	}
+	const uint8_t *q = buf;
+	mt_codec_init(&dec, FMT_START_TS, 0);
+	stamp = FMT_START_TS;
+	for (uint64_t i = 0; i < 64; i++) {
+		fmt_gen_rec(&r, 3, i);
+		int stamped = i % 4 == 1; /* times only grow */
+		if (i % 4 == 1)
+			stamp = r.ts;
+		r.ts = stamp;
+		CHECK(mt_rec_decode(q, p, &dec, &out, &len) == MT_DEC_OK && fmt_rec_equal(&r, &out) &&
+		      out.stamped == stamped, "carried record %llu", (unsigned long long)i);
+		q += len;
+	}
+	CHECK(q == p, "carried chain length");
+}
+
 static void test_invalid(void)
 {
 	struct mt_codec_state s;
 	struct mt_rec r;
 	size_t len;
 	const uint8_t bad_call[] = { 0x0f, 0, 0, 0 };
-	const uint8_t event_flags[] = { MT_CALL_EVENT | MT_RF_MMAPPED, 0, 1, 0 };
-	const uint8_t event_nargs[] = { MT_CALL_EVENT, 0, 1, MT_EVENT_ARGS_MAX + 1, 0, 0, 0, 0, 0 };
+	const uint8_t event_flags[] = { MT_CALL_EVENT | MT_RF_MMAPPED, 1, 0, 0 };
+	const uint8_t event_nargs[] = { MT_CALL_EVENT, 1, MT_EVENT_ARGS_MAX + 1, 0, 0, 0, 0, 0, 0 };
+	const uint8_t stamp_twice[] = { MT_HEAD_STAMP, 3, MT_HEAD_STAMP, 3, MT_CALL_FREE, 2 };
+	const uint8_t stamp_alone[] = { MT_HEAD_STAMP, 3, 0, 0 };
+	const uint8_t stamp_and_bit[] = { MT_HEAD_STAMP, 3, MT_CALL_FREE | MT_RF_NULL_OUT, 3, 2 };
 	mt_codec_init(&s, 0, 0);
 	CHECK(mt_rec_decode(bad_call, bad_call + 4, &s, &r, &len) == MT_DEC_CORRUPT, "call 15");
 	CHECK(mt_rec_decode(event_flags, event_flags + 4, &s, &r, &len) == MT_DEC_CORRUPT,
 	      "event with flags");
 	CHECK(mt_rec_decode(event_nargs, event_nargs + 9, &s, &r, &len) == MT_DEC_CORRUPT,
 	      "event with 5 args");
+	CHECK(mt_rec_decode(stamp_twice, stamp_twice + 6, &s, &r, &len) == MT_DEC_CORRUPT,
+	      "two stamps in a row");
+	CHECK(mt_rec_decode(stamp_alone, stamp_alone + 4, &s, &r, &len) == MT_DEC_CORRUPT,
+	      "a stamp without its record");
+	CHECK(mt_rec_decode(stamp_and_bit, stamp_and_bit + 5, &s, &r, &len) == MT_DEC_CORRUPT,
+	      "a stamp record before a record with its stamp bit");
+}
+
+/* Version 2 records, each with its time delta first, still read. */
+static void test_version2(void)
+{
+	const uint8_t v2[] = { MT_CALL_MALLOC, 5, 24, 0x80, 0x02, 0, MT_CALL_FREE, 7, 0 };
+	const uint8_t v2_stamp_head[] = { MT_HEAD_STAMP, 1, MT_CALL_FREE, 7, 0 };
+	struct mt_codec_state s;
+	struct mt_rec r;
+	size_t len;
+	mt_codec_init(&s, 100, MT_CODEC_TS_EACH);
+	CHECK(mt_rec_decode(v2, v2 + sizeof v2, &s, &r, &len) == MT_DEC_OK && len == 6 &&
+	      r.call == MT_CALL_MALLOC && r.ts == 105 && r.size == 24 && r.ptr_out == 128 &&
+	      r.usable == 24 && r.stamped, "version 2 malloc");
+	CHECK(mt_rec_decode(v2 + 6, v2 + sizeof v2, &s, &r, &len) == MT_DEC_OK && len == 3 &&
+	      r.call == MT_CALL_FREE && r.ts == 112 && r.ptr_in == 128, "version 2 free");
+	mt_codec_init(&s, 100, MT_CODEC_TS_EACH);
+	CHECK(mt_rec_decode(v2_stamp_head, v2_stamp_head + 5, &s, &r, &len) == MT_DEC_CORRUPT,
+	      "a stamp in a version 2 trace");
 }
 
 int main(void)
@@ -194,6 +263,8 @@ int main(void)
 	test_records(0);
 	test_records(1);
 	test_chain();
+	test_carried();
 	test_invalid();
+	test_version2();
 	return check_result();
 }

@@ -37,6 +37,12 @@ static inline void fmt_rec_canon(struct mt_rec *r)
 		r->flags |= MT_RF_NULL_IN;
 	if (mt_call_allocates(c) && !r->ptr_out)
 		r->flags |= MT_RF_NULL_OUT;
+	/* The NULL flag of a pointer the call does not have is its stamp bit
+	 * in version 3 (mt_stamp_bit), no flag. */
+	if (!mt_call_has_in(c))
+		r->flags &= (uint8_t)~MT_RF_NULL_IN;
+	if (!mt_call_allocates(c))
+		r->flags &= (uint8_t)~MT_RF_NULL_OUT;
 	if (!mt_call_has_in(c) || r->flags & MT_RF_NULL_IN)
 		r->ptr_in = 0;
 	if (!mt_call_has_align(c))

@@ -3,15 +3,17 @@
 # Test programs run under the recorder and log what they did (rec_log.h);
 # rec_expect holds a trace against such a log, rec_consistent checks a
 # trace of a program nobody here wrote.
-REC_CHECKERS = tests/rec_expect tests/rec_consistent tests/rec_count
+REC_CHECKERS = tests/rec_expect tests/rec_consistent tests/rec_count tests/rec_stamps
 check_PROGRAMS += $(REC_CHECKERS) tests/rec_known tests/rec_loop tests/rec_fork \
-	tests/rec_stress tests/rec_api tests/rec_cxx tests/rec_storm
+	tests/rec_stress tests/rec_api tests/rec_cxx tests/rec_storm tests/rec_kill_mt
 tests_rec_expect_SOURCES = tests/rec_expect.c
 tests_rec_expect_LDADD = lib/libmtformat.la
 tests_rec_consistent_SOURCES = tests/rec_consistent.c
 tests_rec_consistent_LDADD = lib/libmtformat.la
 tests_rec_count_SOURCES = tests/rec_count.c tests/rec_storm.h
 tests_rec_count_LDADD = lib/libmtformat.la
+tests_rec_stamps_SOURCES = tests/rec_stamps.c
+tests_rec_stamps_LDADD = lib/libmtformat.la
 # The calls must reach the library as written: gcc would turn
 # realloc(NULL, n) into malloc(n) and drop free(malloc(n)) altogether.
 REC_CFLAGS = $(AM_CFLAGS) -fno-builtin
@@ -29,6 +31,10 @@ tests_rec_stress_LDADD = $(LIBS)
 tests_rec_storm_SOURCES = tests/rec_storm.c tests/rec_storm.h
 tests_rec_storm_CFLAGS = $(REC_CFLAGS)
 tests_rec_storm_LDADD = $(LIBS)
+# Killed with SIGKILL mid-run on 4 threads, and the check of its trace.
+tests_rec_kill_mt_SOURCES = tests/rec_kill_mt.c
+tests_rec_kill_mt_CFLAGS = $(REC_CFLAGS)
+tests_rec_kill_mt_LDADD = lib/libmtformat.la $(LIBS)
 tests_rec_api_SOURCES = tests/rec_api.c
 tests_rec_api_CFLAGS = $(REC_CFLAGS)
 tests_rec_api_LDADD = sdt/libmtrace.la
@@ -46,6 +52,6 @@ REC_TESTS = tests/t-rec-known.sh tests/t-rec-probes.sh tests/t-rec-programs.sh \
 	tests/t-rec-kill.sh tests/t-rec-fork-exec.sh tests/t-rec-stress.sh tests/t-rec-api.sh \
 	tests/t-rec-env.sh tests/t-rec-bpftrace.sh tests/t-rec-allocators.sh \
 	tests/t-rec-storm.sh tests/t-rec-limits.sh tests/t-rec-disk-full.sh tests/t-rec-cut.sh \
-	tests/t-rec-record.sh
+	tests/t-rec-record.sh tests/t-rec-kill-mt.sh tests/t-rec-stamps.sh
 TESTS += $(REC_TESTS)
 EXTRA_DIST += $(REC_TESTS)

@@ -40,8 +40,8 @@ expect_fail_with '^trace2wl: missing: cannot open' trace2wl out.wl missing
 no_output out.wl
 
 cp good.mtrace newer.mtrace
-poke newer.mtrace 8 '\003'
-expect_fail_with '^trace2wl: newer\.mtrace: .*version 3 is newer' trace2wl out.wl newer.mtrace
+poke newer.mtrace 8 '\004'
+expect_fail_with '^trace2wl: newer\.mtrace: .*version 4 is newer' trace2wl out.wl newer.mtrace
 no_output out.wl
 
 cp good.mtrace window.mtrace

@@ -107,8 +107,12 @@ expect_eq "map: stderr lines" 1 "$(wc -l <map.err)"
 grep -Eq '^mtrace: cannot map .*/map\.trace\.[0-9]+: Cannot allocate memory; recording stopped$' map.err ||
 	fail "map: unexpected message: $(cat map.err)"
 mtrace-dump --stats --json map.trace.* 2>map.dump.err >map.json || fail "$(cat map.dump.err)"
-grep -q '"windows":3,"stacks":0,"modules":0,"stopped_early":{"reason":"a window could not be mapped","code":5,' map.json ||
+grep -q '"stacks":0,"modules":0,"stopped_early":{"reason":"a window could not be mapped","code":5,' map.json ||
 	fail "map: the trace does not say a mapping failed: $(head -c 400 map.json)"
+# Three mappings succeeded; one of them may be a window the helper thread
+# prepared ahead that recording stopped before using (padding, not counted).
+windows=$(sed -n 's/.*"windows":\([0-9]*\),.*/\1/p' map.json)
+[ "$windows" -ge 2 ] && [ "$windows" -le 3 ] || fail "map: $windows windows, expected 2 or 3"
 # A claimed window left in the file would be warned of as never written.
 expect_eq "map: mtrace-dump warnings" 1 "$(wc -l <map.dump.err)"
 

@@ -1,0 +1,238 @@
+/*
+ * rec_helper.c - see rec_helper.h.
+ *
+ * Cost to a recording thread: at each window's end (4 KiB, then doubling
+ * to 1 MiB) the swap under the recorder lock and one condition signal;
+ * nothing per call but the tick's load in mt_record.  The helper's own
+ * cost: per 1 MiB window a fallocate, a 64-byte pwrite, an mmap, the
+ * populate (most of it) and an munmap, and a wake-up per tick while
+ * recording.
+ *
+ * A claimed window is made padding (a window header with tid 0, which
+ * readers skip) before it is mapped, so a window prepared but never used -
+ * recording stopped, the thread ended, the process was killed - leaves a
+ * well-formed file.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rec_clock.h"
+#include "rec_helper.h"
+#include "recorder.h"
+
+unsigned mt_clock_tick;
+
+static pthread_mutex_t *lock;   /* the recorder's */
+static struct mt_file *file;    /* the recorder's */
+static pthread_cond_t wake;
+static int running, failed;
+static uint8_t *filling;        /* the window being populated, outside the lock */
+static uint32_t filling_size;
+static int handed_over;         /* its thread took it as it was */
+static int done_with;           /* and filled it already: unmapped once populated */
+static uint8_t *unmapping;      /* the mapping being unmapped, for a fork */
+static uint32_t unmapping_size;
+
+/* A window header that says "claimed, never used" (trace_format.h). */
+static int write_padding(int fd, uint64_t off, uint32_t size)
+{
+	struct mt_window_info w = { .size = size, .flags = MT_WHF_CLOSED };
+	uint8_t h[MT_WINDOW_HEADER_SIZE];
+	mt_window_header_encode(h, &w);
+	ssize_t n;
+	do
+		n = pwrite(fd, h, sizeof h, (off_t)off);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)sizeof h ? 0 : -1;
+}
+
+/* Faults the window's pages in, writable: a write fault each on a page
+ * MAP_POPULATE left write-protected (ext4) would cost the recording
+ * thread ~2 us.  Where the kernel lacks MADV_POPULATE_WRITE (before 5.14),
+ * a store to each page does it, here rather than in the recording thread. */
+static void populate(uint8_t *m, uint32_t size)
+{
+#ifdef MADV_POPULATE_WRITE
+	if (madvise(m, size, MADV_POPULATE_WRITE) == 0 || errno != EINVAL)
+		return;
+#endif
+	for (uint32_t o = 0; o < size; o += MT_TRACE_ALIGN) {
+		volatile uint8_t *b = m + o;
+		*b = *b;
+	}
+}
+
+/* s's next window: claimed and made padding under the lock, populated
+ * outside it, and handed over unless it was given up meanwhile. */
+static void prepare(struct mt_slot *s)
+{
+	uint32_t size = s->next_size;
+	uint64_t off;
+	if (s->next_serial != file->serial || file->fd.fd < 0) {
+		s->next_state = MT_NEXT_NONE;
+		return;
+	}
+	if (mt_file_claim(file, &size, &off)) {
+		s->next_state = MT_NEXT_FAILED; /* said why; the thread stops at its window's end */
+		return;
+	}
+	uint8_t *m = MAP_FAILED;
+	if (write_padding(file->fd.fd, off, size) == 0)
+		m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, file->fd.fd, (off_t)off);
+	if (m == MAP_FAILED) {
+		/* As when a thread maps its own: the space goes back, and the
+		 * thread stops at its window's end. */
+		mt_file_unclaim(file, off, errno);
+		s->next_state = MT_NEXT_FAILED;
+		return;
+	}
+	s->next_base = m;
+	s->next_size = size;
+	s->next_off = off;
+	s->next_state = MT_NEXT_FILLING;
+	filling = m;
+	filling_size = size;
+	pthread_mutex_unlock(lock);
+	populate(m, size);
+	pthread_mutex_lock(lock);
+	filling = NULL;
+	if (handed_over && !done_with)
+		; /* the thread writes into it already */
+	else if (!handed_over && s->next_state == MT_NEXT_FILLING && s->next_base == m)
+		s->next_state = MT_NEXT_READY;
+	else
+		munmap(m, size); /* full already, or given up (it stays padding) */
+	handed_over = done_with = 0;
+}
+
+static void unmap_old(struct mt_slot *s)
+{
+	unmapping = s->old_base;
+	unmapping_size = s->old_size;
+	s->old_base = NULL;
+	pthread_mutex_unlock(lock);
+	munmap(unmapping, unmapping_size);
+	pthread_mutex_lock(lock);
+	unmapping = NULL;
+}
+
+static uint64_t now_ns(void)
+{
+	return mt_clock_ns(CLOCK_MONOTONIC);
+}
+
+static void sleep_until(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000u), .tv_nsec = (long)(ns % 1000000000u) };
+	pthread_cond_timedwait(&wake, lock, &ts);
+}
+
+static void *helper_main(void *arg)
+{
+	(void)arg;
+	mt_tls.busy = MT_BUSY_INTERNAL;
+	pthread_mutex_lock(lock);
+	uint64_t next_tick = now_ns() + MT_TICK_NS;
+	for (;;) {
+		uint64_t now = now_ns();
+		if (now >= next_tick) {
+			if (mt_recording())
+				__atomic_store_n(&mt_clock_tick, mt_clock_tick + 1, __ATOMIC_RELAXED);
+			next_tick = now + MT_TICK_NS;
+		}
+		struct mt_slot *s = mt_slot_needing_help();
+		if (!s) /* stopped or paused: no tick, a check every 100 ms */
+			sleep_until(mt_recording() ? next_tick : now + 100 * MT_TICK_NS);
+		else if (s->old_base)
+			unmap_old(s);
+		else
+			prepare(s);
+	}
+	return NULL;
+}
+
+void mt_helper_start(pthread_mutex_t *recorder_lock)
+{
+	pthread_condattr_t ca;
+	pthread_attr_t a;
+	pthread_t th;
+	sigset_t all, old;
+
+	pthread_mutex_lock(recorder_lock);
+	int start = !running && !failed && mt_recording();
+	if (start) {
+		running = 1; /* claimed: no other thread starts one */
+		lock = recorder_lock;
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&wake, &ca);
+		pthread_condattr_destroy(&ca);
+	}
+	pthread_mutex_unlock(recorder_lock);
+	if (!start)
+		return;
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&a, 64 << 10);
+	/* The program's signals go to its own threads.  libc's allocation
+	 * for the new thread (its TLS vector) is recorded as any other. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = pthread_create(&th, &a, helper_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&a);
+	if (rc == 0) {
+		pthread_setname_np(th, "mtrace-helper");
+		return;
+	}
+	pthread_mutex_lock(lock);
+	running = 0;
+	failed = 1; /* threads go on preparing their own windows */
+	pthread_mutex_unlock(lock);
+}
+
+void mt_helper_want(struct mt_slot *s, struct mt_file *f, uint32_t size)
+{
+	if (!running)
+		return;
+	file = f;
+	s->next_size = size;
+	s->next_serial = f->serial;
+	s->next_state = MT_NEXT_WANTED;
+	pthread_cond_signal(&wake);
+}
+
+void mt_helper_unmap(struct mt_slot *s, uint8_t *base, uint32_t size)
+{
+	if (base == filling) {
+		done_with = 1; /* the helper unmaps it when it has populated it */
+	} else if (running && !s->old_base) {
+		s->old_base = base;
+		s->old_size = size;
+		pthread_cond_signal(&wake);
+	} else {
+		munmap(base, size);
+	}
+}
+
+void mt_helper_hand_over(void)
+{
+	handed_over = 1;
+}
+
+void mt_helper_forget(void)
+{
+	/* Both are the parent's; a range unmapped twice (the slots' own went
+	 * first) is no error, as nothing was mapped in between. */
+	if (unmapping)
+		munmap(unmapping, unmapping_size);
+	if (filling)
+		munmap(filling, filling_size);
+	unmapping = filling = NULL;
+	running = failed = handed_over = done_with = 0;
+}
