@@ -12,9 +12,9 @@
  *   MTRACE_GLIBC_EVENTS 1 puts the derived glibc events (arenas, heaps,
  *                      sbrk, thresholds) in the trace; unset or 0, the
  *                      deriver stays off the recording path
- *   MTRACE_PRECISE_TIME 1 stamps every record with its own time; unset or
- *                      0, an allocation of the block its thread just freed
- *                      carries the last stamp's time (recorder.h)
+ *   MTRACE_SPARSE_TIME 1 (experimental) lets an allocation of the block its
+ *                      thread just freed carry the last stamp's time
+ *                      (recorder.h); unset or 0, every record is stamped
  *
  * A bad value gets one line on stderr naming the variable, and a sane
  * default; it never stops the program.
@@ -34,7 +34,7 @@ struct mt_config {
 	pid_t only_pid;          /* 0, or the one process that records */
 	char list[PATH_MAX];     /* "", or where to list the files made */
 	int glibc_events;        /* the trace holds the derived glibc events */
-	int precise_time;        /* every record is stamped */
+	int sparse_time;         /* MTRACE_SPARSE_TIME: fewer records stamped (recorder.h) */
 };
 
 /* Reads and checks the environment; sets mt_quiet. */

@@ -104,8 +104,8 @@ int mt_window_open(struct mt_tls *t, unsigned epoch, struct mt_file *f);
  * helper time. */
 void mt_window_want_next(struct mt_tls *t, struct mt_file *f);
 
-/* Records a thread writes between stamps at most (recorder.h): 1 under
- * MTRACE_PRECISE_TIME=1. */
+/* Records a thread writes between stamps at most (recorder.h): 1, every
+ * record stamped, unless MTRACE_SPARSE_TIME=1. */
 MT_HIDDEN extern unsigned mt_stamp_every;
 
 /* Closes the thread's own window if still open (adding its records to f)

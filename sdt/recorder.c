@@ -106,7 +106,7 @@ static int start_locked(void)
 {
 	mt_config_load(&config);
 	__atomic_store_n(&mt_rec_glibc_mask, config.glibc_events ? ~0u : 0, __ATOMIC_RELAXED);
-	mt_stamp_every = config.precise_time ? 1 : MT_STAMP_EVERY;
+	mt_stamp_every = config.sparse_time ? MT_STAMP_EVERY : 1;
 	return open_locked(config.prefix);
 }
 

@@ -47,9 +47,9 @@ uint8_t *mt_record_table_window(unsigned serial, uint32_t *size);
 
 #define mt_compiler_barrier() __asm__ volatile("" ::: "memory")
 
-/* Records between stamps by default (MTRACE_PRECISE_TIME=1 stamps each):
- * rdtsc costs ~10 ns on the VMs measured (docs/BENCHMARKS.md), so one in
- * 32 costs 0.3 ns a call. */
+/* Records between stamps with MTRACE_SPARSE_TIME=1 (every record is
+ * stamped by default): rdtsc costs ~10 ns on the VMs measured
+ * (docs/BENCHMARKS.md), so one in 32 costs 0.3 ns a call. */
 #define MT_STAMP_EVERY 32
 
 /* The time of a record that is to be stamped; the countdown starts over. */
@@ -65,15 +65,17 @@ static inline uint64_t mt_record_stamp_time(struct mt_tls *t, unsigned tick)
  * type known at the call site the encoder keeps only that call's fields
  * and the record never exists in memory.
  *
- * Time: a call that passes a block in (free, realloc...) is stamped
- * (rdtsc), and so is every allocation but one that returns the block its
- * thread's previous record released, unless mt_stamp_every records went by
- * since the last stamp or the helper's clock ticked (every 1 ms).  That
- * one - a thread taking straight back the block it just freed, as in a
- * malloc/free loop - carries the last stamp's time (docs/FORMAT.md): no
- * other thread's call can come between, so its thread's order places it.
- * Times a converter orders threads by stay exact: frees, and allocations
- * that may take another thread's block.  (Allowing any block of a table of
+ * Time: by default every record is stamped (mt_stamp_every is 1).  With
+ * MTRACE_SPARSE_TIME=1, a call that passes a block in (free, realloc...)
+ * is stamped (rdtsc), and so is every allocation but one that returns the
+ * block its thread's previous record released, unless mt_stamp_every
+ * records went by since the last stamp or the helper's clock ticked (every
+ * 1 ms).  That one - a thread taking straight back the block it just
+ * freed, as in a malloc/free loop - carries the last stamp's time
+ * (docs/FORMAT.md).  Not safe in general, hence not the default: another
+ * thread may take the block and free it between the two calls, and its
+ * calls then read as after the carried time, so trace2wl pairs the frees
+ * wrongly (tests/conv_handoff, about one run in ten).  (Allowing any block of a table of
  * the thread's recent frees stamped a fifth fewer records on alloc_heavy,
  * but an entry goes stale once its block passes through another thread,
  * and trace2wl then paired frees wrongly on tests/conv_handoff.)

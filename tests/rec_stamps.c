@@ -1,7 +1,7 @@
 /*
  * rec_stamps - how many of a trace's records carry their own time, for the
- * test that MTRACE_PRECISE_TIME=1 stamps every record and the default only
- * some (format version 3, docs/FORMAT.md "Time").
+ * test that the recorder stamps every record by default and only some with
+ * MTRACE_SPARSE_TIME=1 (format version 3, docs/FORMAT.md "Time").
  *
  * Usage: rec_stamps TRACE   prints "STAMPED RECORDS"
  */
