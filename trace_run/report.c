@@ -136,11 +136,19 @@ static void timer_line(FILE *out, const struct rt_result *res)
 /* The own cost, and how often other processes took the processor: a
  * preempted call's timed region counts the time away, so on a busy machine
  * the allocator's figures grow and the own cost shrinks, even below 0. */
+enum { OWN_COST_MIN_CALLS = 100000 }; /* below, start-up is most of the figure */
+
 static void own_line(FILE *out, const struct rt_result *res)
 {
 	double timer_ns, own = own_ns_per_call(res, &timer_ns);
+	if (total_calls(res) < OWN_COST_MIN_CALLS) {
+		fprintf(out, "Own cost: not measured under %s calls (starting the threads is most of "
+			"it); the timer's two reads cost %.1f ns a call\n",
+			rt_comma(OWN_COST_MIN_CALLS), timer_ns);
+		return;
+	}
 	fprintf(out, "Own cost: %.1f ns a call (CPU time outside the allocator's calls, less the "
-		"timer's %.1f ns a call for its two reads); preempted %s times\n", own, timer_ns,
+		"timer's %.1f ns a call for its two reads); preempted: %s\n", own, timer_ns,
 		rt_comma(res->preempted));
 }
 
