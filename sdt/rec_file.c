@@ -209,6 +209,15 @@ static int extend_by_writing(struct mt_file *f, uint32_t size)
 	return 0;
 }
 
+int mt_file_claim_open(struct mt_file *f, uint32_t *size_io, uint64_t *off)
+{
+	if (!f->stop_reason && !mt_fd_ours(&f->fd)) {
+		errno = EBADF;
+		return 1;
+	}
+	return mt_file_claim(f, size_io, off);
+}
+
 int mt_file_claim(struct mt_file *f, uint32_t *size_io, uint64_t *off)
 {
 	if (f->stop_reason) {

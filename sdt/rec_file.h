@@ -40,6 +40,12 @@ int mt_file_open(struct mt_file *f, const char *name, pid_t pid);
  * and the file is gone), with f->stop_reason set where the header can
  * still say it. */
 int mt_file_claim(struct mt_file *f, uint32_t *size, uint64_t *off);
+/* mt_file_claim for the helper thread, which must not reopen a descriptor
+ * the program closed (open takes the lowest free number, which the program
+ * may be counting on just then): 1 with errno EBADF, saying nothing, when
+ * the descriptor is not ours; the recording thread then claims its window
+ * itself. */
+int mt_file_claim_open(struct mt_file *f, uint32_t *size, uint64_t *off);
 
 /* The window just claimed at off could not be mapped: gives its space back
  * (the file ends where it did) and prints why recording stops. */

@@ -68,16 +68,21 @@ static void populate(uint8_t *m, uint32_t size)
 }
 
 /* s's next window: claimed and made padding under the lock, populated
- * outside it, and handed over unless it was given up meanwhile. */
+ * outside it, and handed over unless it was given up meanwhile.  Not when
+ * the program has closed the trace's descriptor: reopening takes the
+ * lowest free number, which a program rebuilding its descriptors (a
+ * daemon at start) may be counting on at that very moment; the thread
+ * reopens it itself, in one of its own calls, as without the helper. */
 static void prepare(struct mt_slot *s)
 {
 	uint32_t size = s->next_size;
 	uint64_t off;
-	if (s->next_serial != file->serial || file->fd.fd < 0) {
+	int rc = s->next_serial == file->serial ? mt_file_claim_open(file, &size, &off) : 1;
+	if (rc > 0) {
 		s->next_state = MT_NEXT_NONE;
 		return;
 	}
-	if (mt_file_claim(file, &size, &off)) {
+	if (rc < 0) {
 		s->next_state = MT_NEXT_FAILED; /* said why; the thread stops at its window's end */
 		return;
 	}
