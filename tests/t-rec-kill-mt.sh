@@ -16,7 +16,10 @@ set -- tr.*
 [ $# -eq 1 ] && [ -f "$1" ] || fail "expected one trace, found: $*"
 mtrace-dump --stats "$1" >stats 2>warnings || fail "mtrace-dump failed: $(cat warnings)"
 grep -q "left open" warnings || fail "expected the open windows to be reported: $(cat warnings)"
-grep -v "left open" warnings | grep . && fail "unexpected warnings (above)"
+# A window the helper had claimed (the file extended) but not yet marked
+# as padding when the kill came is space with nothing in it: said, skipped.
+grep -v -e "left open" -e "claimed but never written (skipped)" warnings | grep . &&
+	fail "unexpected warnings (above)"
 "$prog" check "$t_dir/progress" "$1" >out 2>&1 || fail "$(cat out)"
 cat out
 [ "$(grep -c 'recorded$' out)" -eq 4 ] || fail "expected 4 threads checked: $(cat out)"
