@@ -73,10 +73,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-programs=$(echo "$only" | tr ',' ' ')
-for p in $programs; do
-	case " $corpus " in *" $p "*) ;; *) die "--only: no program '$p' (there are: $corpus)" ;; esac
-done
+pick_programs --only "$only"
 [ -d "$dir" ] && [ -w "$dir" ] || die "--dir: '$dir' is not a writable directory"
 [ -x /usr/bin/time ] || die "/usr/bin/time is missing (Debian package time; scripts/deps.sh bench)"
 if [ -n "$baseline" ]; then

@@ -5,8 +5,10 @@
  * to 1 MiB) the swap under the recorder lock and one condition signal;
  * nothing per call but the tick's load in mt_record.  The helper's own
  * cost: per 1 MiB window a fallocate, a 64-byte pwrite, an mmap, the
- * populate (most of it) and an munmap, and a wake-up per tick while
- * recording.
+ * populate (most of it) and an munmap, and, with sparse stamps
+ * (MTRACE_SPARSE_TIME=1), a wake-up per tick while recording; otherwise
+ * every record is stamped, the tick means nothing, and the helper sleeps
+ * until a thread asks (a check every 100 ms).
  *
  * A claimed window is made padding (a window header with tid 0, which
  * readers skip) before it is mapped, so a window prepared but never used -
@@ -151,8 +153,9 @@ static void *helper_main(void *arg)
 			next_tick = now + MT_TICK_NS;
 		}
 		struct mt_slot *s = mt_slot_needing_help();
-		if (!s) /* stopped or paused: no tick, a check every 100 ms */
-			sleep_until(mt_recording() ? next_tick : now + 100 * MT_TICK_NS);
+		int ticking = mt_recording() && mt_stamp_every > 1;
+		if (!s) /* stopped, paused or every record stamped: a check every 100 ms */
+			sleep_until(ticking ? next_tick : now + 100 * MT_TICK_NS);
 		else if (s->old_base)
 			unmap_old(s);
 		else

@@ -128,7 +128,8 @@ enum { IDEAL_SLACK_SHARE = 1024 };
 
 static int64_t ideal_batch(const struct rt_replay *r)
 {
-	uint64_t batch = r->info->ideal_peak / IDEAL_SLACK_SHARE / r->info->threads;
+	uint32_t threads = r->info->threads ? r->info->threads : 1;
+	uint64_t batch = r->info->ideal_peak / IDEAL_SLACK_SHARE / threads;
 	return batch > 1 && batch < INT64_MAX / 4 ? (int64_t)batch : 1;
 }
 
