@@ -24,7 +24,7 @@ dist_noinst_SCRIPTS += bench/trace2wl_corpus.sh
 # bench/trace_run.sh: replay overhead against bench/run_loop, the same calls
 # in a plain loop; timer.c is trace_run's own, so both time alike.
 noinst_PROGRAMS += bench/run_loop
-bench_run_loop_SOURCES = bench/run_loop.c trace_run/timer.c trace_run/timer.h
+bench_run_loop_SOURCES = bench/run_loop.c trace_run/timer.c trace_run/timer.h trace_run/sort_u64.h
 bench_run_loop_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/trace_run
 bench_run_loop_LDADD = lib/libmtformat.la
 dist_noinst_SCRIPTS += bench/trace_run.sh

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "allocator.h"
+#include "sort_u64.h"
 #include "compare.h"
 #include "html_report.h"
 #include "report.h"
@@ -190,15 +191,9 @@ const char *rt_json_call(const char *json, unsigned call)
 /* A figure's value in each run of each column: v[column][run]. */
 typedef uint64_t runs_t[RT_MAX_REPEAT];
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 struct rt_spread rt_summarise(uint64_t *v, int n)
 {
-	qsort(v, (size_t)n, sizeof *v, cmp_u64);
+	rt_sort_u64(v, (size_t)n);
 	uint64_t lo = v[(n - 1) / 2], hi = v[n / 2];
 	struct rt_spread s = { lo + (hi - lo) / 2, v[0], v[n - 1] };
 	assert(s.min <= s.median && s.median <= s.max);

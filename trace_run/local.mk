@@ -12,7 +12,7 @@ trace_run_trace_run_SOURCES = \
 	trace_run/replay_loop.c trace_run/sync.h \
 	trace_run/survey.c trace_run/clock.c \
 	trace_run/monitor.c trace_run/rss.c trace_run/stream.c \
-	trace_run/timer.h trace_run/timer.c \
+	trace_run/timer.h trace_run/timer.c trace_run/sort_u64.h \
 	trace_run/hist.h trace_run/hist.c \
 	trace_run/report.h trace_run/report.c \
 	trace_run/html_report.h trace_run/html_report.c

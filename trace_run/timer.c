@@ -17,6 +17,7 @@
 #include <cpuid.h>
 #endif
 
+#include "sort_u64.h"
 #include "timer.h"
 
 enum { CAL_ROUNDS = 20001, FREQ_WINDOW_NS = 20000000, PAIR_ROUNDS = 10000, PAIR_PASSES = 5 };
@@ -135,12 +136,6 @@ int rt_timer_check(enum rt_timer_source want, const char **why)
 	return -1;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /*
  * The median of many back-to-back readings: what a timed region costs when
  * it holds nothing.  The median, not the minimum, so that subtracting it
@@ -154,7 +149,7 @@ static uint64_t empty_region_cost(enum rt_timer_source source)
 		uint64_t t1 = rt_now(source);
 		d[i] = t1 - t0;
 	}
-	qsort(d, CAL_ROUNDS, sizeof d[0], cmp_u64);
+	rt_sort_u64(d, CAL_ROUNDS);
 	return d[CAL_ROUNDS / 2];
 }
 
