@@ -44,4 +44,15 @@ grep -q '^Order: sync points only (--unpaced)$' free.txt || fail "--unpaced: $(g
 synth handoff h.wl 10
 trace_run h.wl >h.txt || fail "handoff failed"
 grep -q '^Order: sync points only (no recorded times' h.txt || fail "untimed: $(grep Order h.txt)"
+
+# A free stamped 1 ms before the allocation it frees (two cores' clocks):
+# trace2wl makes thread 2 wait for thread 1's malloc, whose time is far
+# past thread 2's next call.  Thread 1 must not wait for thread 2 there,
+# which waits for thread 1: the replay ends, it does not stall.
+printf '%s\n' '1 1000000 malloc 32 = 0x1000' '2 10 malloc 8 = 0x9000' '2 20 free 0x1000' \
+	'2 30 free 0x9000' '1 2000000 malloc 16 = 0x2000' '1 2000100 free 0x2000' |
+	"$top_builddir/tests/conv_mktrace" skew.mtrace || fail "conv_mktrace"
+trace2wl skew.wl skew.mtrace >/dev/null || fail "trace2wl skew"
+trace_run --watchdog=5 --touch=none --json skew.wl >skew.json 2>err || fail "skewed clocks: $(cat err)"
+expect_eq "skewed clocks: clocked" True "$(jget skew.json "['clocked']")"
 pass

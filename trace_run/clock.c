@@ -17,9 +17,15 @@
  *
  * Every wait is for a thread at an earlier recorded time, so the thread
  * furthest behind never waits; a thread waiting on a sync point publishes
- * the time of its next call, which in the recording came after the signal
- * it waits for.  So the clock cannot deadlock a workload the load-time
- * check accepted.
+ * the time of its next call, which in the recording usually came after
+ * the signal it waits for.  Not where trace2wl put a call after a signal
+ * against its recorded time (the clocks of two cores disagreed,
+ * converter/park.c): there the thread that is to signal may be waiting
+ * for the one waiting on the signal.  So a thread that has waited a whole
+ * backstop for another that sits, not moving, on a sync point nobody has
+ * signalled, goes on:
+ * the clock cannot deadlock a workload the load-time check accepted, and
+ * such a skew costs a millisecond.
  *
  * Cost: on the replay path, per op whose time moved, a store to the
  * thread's own line and a load of its wake_at (on the same line, written
@@ -32,6 +38,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <sched.h>
 #include <linux/membarrier.h>
@@ -87,6 +94,14 @@ static int yield_until(const struct rt_thread *slow, uint64_t need)
 	return atomic_load(&slow->at) >= need;
 }
 
+/* Whether u waits on a sync point nobody has signalled yet (rather than
+ * one signalled, with u not yet back on a processor). */
+static int awaits_signal(const struct rt_thread *u)
+{
+	uint64_t sync = atomic_load(&u->waiting);
+	return sync && atomic_load(&u->r->syncs[sync - 1]) != RT_SYNC_SET;
+}
+
 int rt_clock_setup(void)
 {
 	return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
@@ -120,11 +135,15 @@ uint64_t rt_clock_gate(struct rt_thread *t, uint64_t rec)
 		see_positions(r);
 		if (atomic_load(&slow->at) >= need)
 			continue;
+		uint64_t was_at = atomic_load(&slow->at);
 		atomic_store_explicit(&t->behind, who, memory_order_relaxed);
 		atomic_store_explicit(&t->state, RT_GATED, memory_order_relaxed);
-		syscall(SYS_futex, (uint32_t *)&slow->clock_seq, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, seq,
-			&backstop, NULL, 0);
+		long rc = syscall(SYS_futex, (uint32_t *)&slow->clock_seq,
+				  FUTEX_WAIT | FUTEX_PRIVATE_FLAG, seq, &backstop, NULL, 0);
 		atomic_store_explicit(&t->state, RT_RUNNING, memory_order_relaxed);
+		if (rc && errno == ETIMEDOUT && awaits_signal(slow) &&
+		    atomic_load(&slow->at) == was_at)
+			return rec; /* it may be waiting for us: see above */
 	}
 }
 
