@@ -68,6 +68,11 @@ static void *worker(void *arg)
 		}
 	}
 	__atomic_store_n(&me->made, calls, __ATOMIC_RELEASE);
+	/* A thread done before the kill parks: its exit would make calls of
+	 * glibc's own (freeing the thread's buffers) after the program's. */
+	if (me != progress)
+		for (;;)
+			pause();
 	return NULL;
 }
 
