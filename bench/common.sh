@@ -39,3 +39,25 @@ use_builddir() {
 		(cd "$B" && "$srcdir/configure" -q) >&2 || die "cannot configure a build tree in $B"
 	fi
 }
+
+# json_num FILE KEY: the first number stored under "KEY" in FILE, or empty.
+json_num() { sed -n "s/.*\"$2\":\([0-9.eE+-]*\).*/\1/p" "$1" | head -n 1; }
+
+# concurrency_header, concurrency_row LABEL JSON: one replay of several
+# threads (trace_run --json's output in JSON) against issue #12's targets:
+# Max Ideal RSS within 10% of the ideal peak trace2wl found in the
+# recorded order, in at most twice the recorded span of calls.
+concurrency_header() {
+	printf '%-12s %12s %12s %8s %10s %10s %7s %7s %6s\n' replay "rec ideal Kb" "rep ideal Kb" \
+		"ideal x" "rec span s" "replay s" "span x" "win us" target
+}
+concurrency_row() {
+	awk -v name="$1" -v rec="$(json_num "$2" header_ideal_peak_bytes)" \
+		-v rep="$(json_num "$2" ideal_peak_bytes)" -v span="$(json_num "$2" recorded_span_usec)" \
+		-v wall="$(json_num "$2" wall_usec)" -v win="$(json_num "$2" window_us)" 'BEGIN {
+		ix = rec > 0 ? rep / rec : 0; sx = span > 0 ? wall / span : 0
+		printf "%-12s %12.1f %12.1f %8.3f %10.3f %10.3f %7.2f %7s %6s\n", name, rec / 1024,
+			rep / 1024, ix, span / 1e6, wall / 1e6, sx, win,
+			(ix >= 0.9 && ix <= 1.1 && sx <= 2) ? "PASS" : "MISS"
+	}'
+}

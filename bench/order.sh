@@ -70,9 +70,6 @@ make -s -C "$B" -j2 sdt/libmtracectl.la tests/run_mt converter/trace2wl trace_ru
 work=$(mktemp -d "$dir/mtk-order.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# json_num FILE KEY: the number stored under "KEY" in FILE.
-json_num() { sed -n "s/.*\"$2\":\\([0-9.]*\\).*/\\1/p" "$1" | head -n 1; }
-
 per_producer=$((messages / 3))
 t0=$(date +%s%N)
 $rt env MTRACE_CTL_FILE="$work/pc" MTRACE_CTL_QUIET=1 LD_PRELOAD="$B/sdt/.libs/libmtracectl.so" \
@@ -84,21 +81,11 @@ echo "Replay order: tests/run_mt -p3 -c3 -q256 -s16384 $per_producer ($me${rt:+ 
 echo "machine: $(nproc) cpus, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo);" \
 	"load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "recorded: $(sed 's/ -> .*//; s/^trace2wl: //' "$work/conv"), program wall $(awk "BEGIN { printf \"%.2f\", ($t1 - $t0) / 1e9 }") s"
-printf '%-12s %12s %12s %8s %10s %10s %7s %7s %6s\n' replay "rec ideal Kb" "rep ideal Kb" \
-	"ideal x" "rec span s" "replay s" "span x" "win us" target
+concurrency_header
 row() {
 	$rt "$B/trace_run/trace_run" --touch=none --json "$@" "$work/pc.wl" >"$work/run.json" 2>/dev/null ||
 		die "trace_run $* failed"
-	awk -v name="$label" -v rec="$(json_num "$work/run.json" header_ideal_peak_bytes)" \
-		-v rep="$(json_num "$work/run.json" ideal_peak_bytes)" \
-		-v span="$(json_num "$work/run.json" recorded_span_usec)" \
-		-v wall="$(json_num "$work/run.json" wall_usec)" \
-		-v win="$(json_num "$work/run.json" window_us)" 'BEGIN {
-		ix = rep / rec; sx = wall / span
-		printf "%-12s %12.1f %12.1f %8.3f %10.3f %10.3f %7.2f %7s %6s\n", name, rec / 1024,
-			rep / 1024, ix, span / 1e6, wall / 1e6, sx, win,
-			(ix >= 0.9 && ix <= 1.1 && sx <= 2) ? "PASS" : "MISS"
-	}'
+	concurrency_row "$label" "$work/run.json"
 }
 r=1
 while [ "$r" -le "$runs" ]; do

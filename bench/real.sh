@@ -157,9 +157,6 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 # now_ns: the monotonic-enough wall clock, in nanoseconds.
 now_ns() { date +%s%N; }
 
-# json_num FILE KEY: the first number stored under "KEY" in FILE, or empty.
-json_num() { sed -n "s/.*\"$2\":\\([0-9.eE+-]*\\).*/\\1/p" "$1" | head -n 1; }
-
 # calc EXPR: awk arithmetic, printed with the format in $fmt (default %.1f).
 calc() { awk "BEGIN { printf \"${fmt:-%.1f}\", $1 }"; }
 
@@ -216,23 +213,9 @@ stacks_row() {
 		"$(calc "$(field ht.time 2) / 1024")" "$verdict" >stk.row
 }
 
-# order_row: issue #12's concurrency target for a program of several
-# threads, from the replay's JSON, into order.row: Max Ideal RSS within 10%
-# of the recorded ideal peak, in at most twice the recorded span.
-order_row() {
-	rec_ideal=$(json_num replay.out header_ideal_peak_bytes)
-	rep_ideal=$(json_num replay.out ideal_peak_bytes)
-	span=$(json_num replay.out recorded_span_usec)
-	wall=$(json_num replay.out wall_usec)
-	ideal_x=$(fmt=%.3f calc "$rep_ideal / ($rec_ideal > 0 ? $rec_ideal : 1)")
-	span_x=$(fmt=%.2f calc "$wall / ($span > 0 ? $span : 1)")
-	verdict=$(calc "($ideal_x >= 0.9 && $ideal_x <= 1.1 && $span_x <= 2) ? 1 : 0" |
-		sed 's/^1.*/PASS/; s/^0.*/MISS/')
-	printf '%-9s %3s %12s %12s %8s %10s %10s %7s %7s %6s\n' "$p" "$threads" \
-		"$(calc "$rec_ideal / 1024")" "$(calc "$rep_ideal / 1024")" "$ideal_x" \
-		"$(fmt=%.3f calc "$span / 1e6")" "$(fmt=%.3f calc "$wall / 1e6")" "$span_x" \
-		"$(json_num replay.out window_us)" "$verdict" >order.row
-}
+# order_row: the concurrency of the replay of a program of several threads
+# (concurrency_row), into order.row.
+order_row() { concurrency_row "$p ($threads)" replay.out >order.row; }
 
 # measure NAME: every step for one program, in $work/NAME; prints the two
 # rows into $work/NAME/rec.row and $work/NAME/rep.row.
@@ -355,8 +338,7 @@ for p in $programs; do [ ! -f "$work/$p/rep.row" ] || cat "$work/$p/rep.row"; do
 if ls "$work"/*/order.row >/dev/null 2>&1; then
 	echo
 	echo "Concurrency of the replays above (programs of several threads); target: ideal x within 0.9..1.1, span x <= 2"
-	printf '%-9s %3s %12s %12s %8s %10s %10s %7s %7s %6s\n' program thr "rec ideal Kb" \
-		"rep ideal Kb" "ideal x" "rec span s" "replay s" "span x" "win us" target
+	concurrency_header
 	for p in $programs; do [ ! -f "$work/$p/order.row" ] || cat "$work/$p/order.row"; done
 fi
 if [ "$stacks" = 1 ]; then

@@ -85,7 +85,6 @@ work=$(mktemp -d "$dir/mtk-t2w.XXXXXX")
 work=$(cd "$work" && pwd)
 trap 'rm -rf "$work"' EXIT
 load() { cut -d' ' -f1-3 /proc/loadavg; }
-json_num() { sed -n "s/.*\"$2\":\\([0-9]*\\).*/\\1/p" "$1" | head -n 1; }
 
 # convert WHICH T2W: one conversion of t.mtr by T2W into WHICH.wl; keeps
 # the fastest run's "cpu_s wall_s rss_kb" in WHICH.best.
