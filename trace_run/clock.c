@@ -102,6 +102,73 @@ static int awaits_signal(const struct rt_thread *u)
 	return sync && atomic_load(&u->r->syncs[sync - 1]) != RT_SYNC_SET;
 }
 
+/* Whether no other thread can free a block before t moves: each has
+ * finished, is held by the clock (its window or its cap), or waits on a
+ * sync point nobody has signalled.  Read without a lock: a thread let go
+ * a moment ago may still show as held, and t then goes on a little early,
+ * which costs bytes, never a deadlock. */
+static int others_stuck(const struct rt_thread *t)
+{
+	const struct rt_replay *r = t->r;
+	for (uint32_t i = 0; i < r->info->threads; i++) {
+		const struct rt_thread *u = &r->threads[i];
+		int state = atomic_load_explicit(&u->state, memory_order_relaxed);
+		if (u != t && state != RT_FINISHED && state != RT_GATED && state != RT_HELD &&
+		    !awaits_signal(u))
+			return 0;
+	}
+	return 1;
+}
+
+/* Whether the live bytes, as the shared count has them now, are at most
+ * level, giving the processor to the other threads a few times while they
+ * are not: the frees awaited are often a thread ready to run here. */
+static int live_within(struct rt_thread *t, int64_t level)
+{
+	const struct rt_replay *r = t->r;
+	for (int i = 0;; i++) {
+		t->ideal_seen = atomic_load(&r->ideal_live);
+		if (t->ideal_seen <= level || i == YIELDS)
+			return t->ideal_seen <= level;
+		sched_yield();
+	}
+}
+
+void rt_clock_hold(struct rt_thread *t, uint64_t bytes)
+{
+	struct rt_replay *r = t->r;
+	const struct timespec backstop = { 0, MISSED_WAKE_NS };
+	if (bytes > (uint64_t)t->ideal_cap)
+		return; /* more than the recorded peak: a request that failed */
+	/* the shared count, less what this thread has gathered, must come down
+	 * to level for the call to go */
+	const int64_t level = t->ideal_cap - (int64_t)bytes - t->ideal_pending;
+	while (!live_within(t, level)) {
+		/* As in rt_clock_gate: the sequence first, then the wake level,
+		 * raised to ours if lower, then the count again. */
+		uint32_t seq = atomic_load(&r->held_seq);
+		int64_t cur = atomic_load(&r->held_wake_at);
+		while (level > cur && !atomic_compare_exchange_weak(&r->held_wake_at, &cur, level))
+			;
+		if ((t->ideal_seen = atomic_load(&r->ideal_live)) <= level)
+			return;
+		if (others_stuck(t))
+			return; /* nothing can free: the bytes go over the cap */
+		atomic_store_explicit(&t->state, RT_HELD, memory_order_relaxed);
+		syscall(SYS_futex, (uint32_t *)&r->held_seq, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, seq,
+			&backstop, NULL, 0);
+		atomic_store_explicit(&t->state, RT_RUNNING, memory_order_relaxed);
+	}
+}
+
+void rt_clock_release(struct rt_replay *r)
+{
+	if (atomic_exchange(&r->held_wake_at, RT_NO_WAKE) == RT_NO_WAKE)
+		return;
+	atomic_fetch_add(&r->held_seq, 1);
+	rt_futex(&r->held_seq, FUTEX_WAKE, INT_MAX);
+}
+
 int rt_clock_setup(void)
 {
 	return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;

@@ -141,6 +141,9 @@ static void stuck(struct rt_replay *r, unsigned secs, uint64_t now)
 			len += (size_t)snprintf(line + len, sizeof line - len,
 						"is ahead on the recorded clock, waiting for thread %u",
 						atomic_load_explicit(&t->behind, memory_order_relaxed));
+		else if (state == RT_HELD)
+			len += (size_t)snprintf(line + len, sizeof line - len,
+						"waits for frees under the byte cap");
 		else if (state == RT_PACING)
 			len += (size_t)snprintf(line + len, sizeof line - len, "sleeps %llu s for --pace",
 						(unsigned long long)((atomic_load(&t->due_ns) - now) /

@@ -75,18 +75,24 @@ static int emulations(struct rt_replay *r, struct mt_error *e)
 
 /*
  * How the threads keep time.  The shared clock (clock.c) needs recorded
- * times and more than one thread, and is on unless --unpaced.  --pace
+ * times and more than one thread, and is on unless --unpaced; its byte cap
+ * is the recorded ideal peak and 1/CAP_SHARE more, none without one.  --pace
  * sleeps through idle stretches up to the watchdog's interval (10 s when it
  * is off), so a paced replay never sits still longer than the watchdog
  * allows.  Sync waits spin first only when every replay thread can have a
  * processor of its own (sync.h).
  */
+enum { CAP_SHARE = 32 };
+
 static void clock_setup(struct rt_replay *r)
 {
 	const struct rt_opts *o = r->o;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t peak = r->info->ideal_peak;
 	r->clocked = r->info->threads > 1 && (r->info->flags & MT_WLF_TIMING) && !o->unpaced;
 	r->membarrier = r->clocked && rt_clock_setup();
+	r->ideal_cap = peak && peak < RT_NO_CAP / 2 ? (int64_t)(peak + peak / CAP_SHARE) : RT_NO_CAP;
+	atomic_store(&r->held_wake_at, RT_NO_WAKE);
 	r->idle_cap_ns = (uint64_t)(o->watchdog_s ? o->watchdog_s : 10) * 1000000000u;
 	r->spins = cpus > 0 && r->info->threads <= (uint64_t)cpus ? RT_SYNC_SPINS : 0;
 }
@@ -166,6 +172,7 @@ static int build(struct rt_replay *r, struct tables *tb, struct mt_error *e)
 		t->page = r->page;
 		atomic_store(&t->wake_at, RT_AT_NONE);
 		t->ideal_batch = batch;
+		t->ideal_cap = r->ideal_cap;
 		t->index = i;
 		t->tid = wt->tid;
 		t->stream = mt_wl_stream(r->wl, i);
@@ -268,6 +275,7 @@ static void collect(const struct rt_replay *r, struct rt_result *res)
 	if (res->timed && r->last_call_ns > r->first_call_ns)
 		res->recorded_span_ns = r->last_call_ns - r->first_call_ns;
 	res->window_us = r->window_ns / 1000u;
+	res->ideal_cap = r->clocked && r->ideal_cap != RT_NO_CAP ? (uint64_t)r->ideal_cap : 0;
 	res->idle_stretches = r->ngaps;
 	res->idle_cap_ns = r->idle_cap_ns;
 	res->idle_cut_ns = r->idle_cut_ns;

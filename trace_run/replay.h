@@ -54,6 +54,7 @@ struct rt_result {
 	int clocked;                /* the shared clock ordered the threads */
 	uint64_t recorded_span_ns;  /* from the first recorded call to the last; 0 untimed */
 	uint64_t window_us;         /* its window */
+	uint64_t ideal_cap;         /* and its byte cap; 0 for none */
 	uint64_t idle_stretches;    /* --pace: idle stretches shortened */
 	uint64_t idle_cap_ns;       /* to this */
 	uint64_t idle_cut_ns;       /* recorded time left out */

@@ -28,8 +28,9 @@ struct rt_slot {
 
 /* What a replay thread is doing, for the watchdog: in an op (the allocator
  * included), in --touch or --trim-every work, sleeping for --pace, held by
- * the shared clock, or done.  Waiting on a sync point shows in waiting. */
-enum rt_state { RT_RUNNING, RT_BUSY, RT_PACING, RT_GATED, RT_FINISHED };
+ * the shared clock's window or by its byte cap, or done.  Waiting on a sync
+ * point shows in waiting. */
+enum rt_state { RT_RUNNING, RT_BUSY, RT_PACING, RT_GATED, RT_HELD, RT_FINISHED };
 
 /* A stretch of recorded time, in ns from the trace's start, in which no
  * thread made a call: --pace shortens the long ones (survey.c). */
@@ -38,6 +39,10 @@ struct rt_gap {
 };
 
 #define RT_AT_NONE UINT64_MAX /* rt_thread.at of a thread with no call left */
+#define RT_NO_WAKE INT64_MIN  /* rt_replay.held_wake_at with no thread held */
+/* rt_replay.ideal_cap without a recorded peak: never reached, and far enough
+ * from INT64_MAX that the cap less any live count cannot overflow. */
+#define RT_NO_CAP (INT64_MAX / 2)
 
 struct rt_replay;
 
@@ -69,6 +74,8 @@ struct rt_thread {
 	int64_t rss_next;       /* ideal bytes at which it reads the RSS again */
 	int64_t ideal_pending;  /* ideal bytes gathered, not yet in r->ideal_live */
 	int64_t ideal_batch;    /* gathered bytes that are flushed (replay_loop.c) */
+	int64_t ideal_seen;     /* r->ideal_live when it last flushed or looked */
+	int64_t ideal_cap;      /* r->ideal_cap */
 	uint32_t index, tid;
 	pthread_t pthread;
 	uint64_t failed_now, recorded_failed_ok;
@@ -93,6 +100,7 @@ struct rt_replay {
 	struct rt_callstat *stats; /* every thread's, see rt_thread.stat */
 	int clocked;               /* the shared clock orders the threads (clock.c) */
 	uint64_t window_ns;        /* its window */
+	int64_t ideal_cap;         /* and its byte cap: RT_NO_CAP for none (clock.c) */
 	int membarrier;            /* rt_clock_setup worked */
 	uint64_t alloc_bytes;      /* requested by the recorded allocating calls (survey.c) */
 	uint64_t first_call_ns, last_call_ns; /* recorded times of the first and last calls */
@@ -110,6 +118,11 @@ struct rt_replay {
 	 * exact in any interleaving without a lock. */
 	_Alignas(64) _Atomic int64_t ideal_live;
 	_Atomic int64_t ideal_peak;
+	/* The byte cap's wake-ups (clock.c), on the line a flush writes anyway:
+	 * the highest ideal_live a held thread waits for (RT_NO_WAKE for none),
+	 * and the futex word held threads sleep on. */
+	_Atomic int64_t held_wake_at;
+	_Atomic uint32_t held_seq;
 	/* Anonymous resident memory (statm's resident less shared: the
 	 * allocator's memory, not the stream windows mapped from the file),
 	 * in Kb: before the clock, and its peak during the replay, raised by
@@ -135,6 +148,13 @@ int rt_survey(struct rt_replay *r, struct mt_error *e);
  * its limit, waits until every other thread is within the window of rec;
  * returns its new limit (clock.c). */
 uint64_t rt_clock_gate(struct rt_thread *t, uint64_t rec);
+/* Thread t, about to allocate bytes that would take the live requested
+ * bytes it knows of past its cap, waits until frees bring them under it or
+ * no other thread can free (clock.c). */
+void rt_clock_hold(struct rt_thread *t, uint64_t bytes);
+/* After a flush that freed bytes, with now live: wakes the held threads if
+ * now is low enough for one of them. */
+void rt_clock_release(struct rt_replay *r);
 /* Registers the process for the clock's barriers; 1 if it could. */
 int rt_clock_setup(void);
 /* Wakes the threads gated on t: it passed its wake_at. */

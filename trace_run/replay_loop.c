@@ -102,8 +102,12 @@ static __attribute__((noinline)) void ideal_flush(struct rt_thread *t)
 	int64_t d = t->ideal_pending;
 	t->ideal_pending = 0;
 	int64_t now = atomic_fetch_add_explicit(&r->ideal_live, d, memory_order_relaxed) + d;
-	if (d < 0)
+	t->ideal_seen = now;
+	if (d < 0) {
+		if (now <= atomic_load_explicit(&r->held_wake_at, memory_order_relaxed))
+			rt_clock_release(r);
 		return;
+	}
 	int64_t peak = atomic_load_explicit(&r->ideal_peak, memory_order_relaxed);
 	while (now > peak && !atomic_compare_exchange_weak_explicit(&r->ideal_peak, &peak, now,
 								   memory_order_relaxed,
@@ -529,15 +533,21 @@ static inline __attribute__((always_inline)) void advance(struct rt_thread *t, s
 		pace(t, &tl->pc, tl->rec);
 }
 
-/* Before a call that allocates: wait until every other thread has reached
- * this call's recorded time, less the window (clock.c).  Frees never wait,
- * so a block goes as early as the recording let it and comes no earlier:
- * the live set never exceeds the recorded one by more than the window's
- * allocations.  A compare against the last bound seen, but past it. */
-static inline void gate(struct rt_thread *t, struct timeline *tl)
+/* Before a call that allocates bytes: wait until every other thread has
+ * reached this call's recorded time, less the window, and while the bytes
+ * would take the live ones past the byte cap (clock.c).  Frees never wait,
+ * so a block goes as early as the recording let it and comes no earlier.
+ * Two compares (against the last bound seen, and of the live bytes this
+ * thread last saw plus its own since against the cap), but past them. */
+static inline void gate(struct rt_thread *t, struct timeline *tl, uint64_t bytes)
 {
-	if (tl->clocked && tl->rec > tl->limit)
+	if (!tl->clocked)
+		return;
+	if (tl->rec > tl->limit)
 		tl->limit = rt_clock_gate(t, tl->rec);
+	int64_t room = t->ideal_cap - t->ideal_seen - t->ideal_pending;
+	if (room < 0 || bytes > (uint64_t)room)
+		rt_clock_hold(t, bytes);
 }
 
 /* After each call: the count the monitor reads, and --trim-every's
@@ -610,7 +620,7 @@ void *rt_thread_main(void *arg)
 				if (tl.used && delta)
 					advance(t, &tl, delta);
 				if (code == MT_CALL_MALLOC) {
-					gate(t, &tl);
+					gate(t, &tl, size);
 					replay_malloc(t, obj, size, timer, overhead);
 				} else {
 					replay_free(t, obj, timer, overhead);
@@ -623,7 +633,7 @@ void *rt_thread_main(void *arg)
 				if (tl.used && delta)
 					advance(t, &tl, delta);
 				if (code == MT_CALL_CALLOC) {
-					gate(t, &tl);
+					gate(t, &tl, mt_nmemb_bytes(nmemb, size));
 					replay_calloc(t, obj, nmemb, size, timer, overhead);
 				} else {
 					replay_free_null(t, timer, overhead);
@@ -637,7 +647,7 @@ void *rt_thread_main(void *arg)
 				advance(t, &tl, op.delta_ns);
 			if (mt_op_is_call(op.code)) {
 				if (mt_call_allocates(op.code))
-					gate(t, &tl);
+					gate(t, &tl, mt_op_requested(&op));
 				replay_call(t, &op, timer, overhead);
 				call_done(t, &calls, &until_trim, trim_every);
 				continue;

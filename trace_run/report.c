@@ -157,9 +157,15 @@ static void order_line(FILE *out, const struct rt_result *res)
 {
 	if (res->threads < 2)
 		return;
-	if (res->clocked)
+	if (res->clocked) {
 		fprintf(out, "Order: recorded; an allocation waits for the other threads to come within "
-			"%s usec of its time (--window)\n", rt_comma(res->window_us));
+			"%s usec of its time (--window)", rt_comma(res->window_us));
+		if (res->ideal_cap)
+			fprintf(out, " and while it would take the live requested bytes past %s Kb "
+				"(%.2fx the recorded ideal peak)", rt_comma((res->ideal_cap + 1023) / 1024),
+				(double)res->ideal_cap / (double)res->header_ideal_peak);
+		fputc('\n', out);
+	}
 	else if (res->timed)
 		fprintf(out, "Order: sync points only (--unpaced)\n");
 	else
@@ -262,7 +268,7 @@ void rt_report_json(FILE *out, const struct rt_result *res)
 		"\"header_ideal_peak_bytes\":%llu,\"replayer_kb\":%llu,\"held_kb\":%llu,"
 		"\"total_call_time\":%llu,"
 		"\"failed_now\":%llu,\"recorded_failed_ok\":%llu,\"samples\":%llu,"
-		"\"recorded_ideal_kb\":%llu,\"recorded_span_usec\":%llu,\"clocked\":%s,\"window_us\":%llu,\"idle_stretches\":%llu,"
+		"\"recorded_ideal_kb\":%llu,\"recorded_span_usec\":%llu,\"clocked\":%s,\"window_us\":%llu,\"ideal_cap_bytes\":%llu,\"idle_stretches\":%llu,"
 		"\"idle_cut_ns\":%llu,",
 		res->timer.unit, (unsigned long long)res->elapsed, (unsigned long long)res->wall_usec,
 		(unsigned long long)res->user_usec, (unsigned long long)res->sys_usec, res->threads,
@@ -274,7 +280,7 @@ void rt_report_json(FILE *out, const struct rt_result *res)
 		(unsigned long long)res->failed_now, (unsigned long long)res->recorded_failed_ok,
 		(unsigned long long)res->samples,
 		(unsigned long long)((res->header_ideal_peak + 1023) / 1024),
-		(unsigned long long)(res->recorded_span_ns / 1000u), res->clocked ? "true" : "false", (unsigned long long)res->window_us, (unsigned long long)res->idle_stretches,
+		(unsigned long long)(res->recorded_span_ns / 1000u), res->clocked ? "true" : "false", (unsigned long long)res->window_us, (unsigned long long)res->ideal_cap, (unsigned long long)res->idle_stretches,
 		(unsigned long long)res->idle_cut_ns);
 	fprintf(out, "\"timer\":{\"source\":\"%s\",\"chosen_by\":\"%s\",\"tsc_mhz\":%.1f,"
 		"\"freq_source\":\"%s\",\"overhead\":%llu,\"pair_cost\":%llu},",
