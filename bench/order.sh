@@ -6,8 +6,9 @@
 # queue of 256 slots to 3 consumers, which free them; 400,000 messages),
 # converts it with trace2wl's defaults, and replays it N times as trace_run
 # does by default (an allocation waits for the other threads to come within
-# the window of its recorded time) and once --unpaced (the sync points
-# alone).  For each replay it prints the Max Ideal RSS against the ideal
+# the window of its recorded time, and while it would take the live bytes
+# past the recorded ideal peak and 1/32) and once --unpaced (the sync
+# points alone).  For each replay it prints the Max Ideal RSS against the ideal
 # peak trace2wl found in the recorded order, and the replay's wall time
 # against the recorded span of calls; the targets: within 10%, in at most
 # twice the span.  The corpus's programs of several threads get the same

@@ -4,37 +4,62 @@
  * The sync points only say that a block is allocated before another thread
  * frees it.  Left at that, a producer thread runs as far ahead of its
  * consumers as it likes and the replay holds far more memory than the
- * program ever did, a different amount on every run.  So each thread
- * publishes where it is on the recording's clock (rt_thread.at: the
- * recorded time of the call it is about to make, or, while it waits on a
- * sync point, of the call that follows), and a call that allocates waits
- * until every other thread has come within the window of its recorded
- * time.  Frees never wait.  Then, when an allocation recorded at T runs,
- * every free recorded before T - window has run, and no allocation
- * recorded after T has: the live set exceeds the recorded one at T -
- * window by no more than what the threads allocated within the window.
- * With a window of 0 the replay's ideal peak is at most the recorded one.
+ * program ever did, a different amount on every run.  Two rules hold an
+ * allocating call back; frees never wait.
  *
- * Every wait is for a thread at an earlier recorded time, so the thread
- * furthest behind never waits; a thread waiting on a sync point publishes
- * the time of its next call, which in the recording usually came after
- * the signal it waits for.  Not where trace2wl put a call after a signal
- * against its recorded time (the clocks of two cores disagreed,
- * converter/park.c): there the thread that is to signal may be waiting
- * for the one waiting on the signal.  So a thread that has waited a whole
- * backstop for another that sits, not moving, on a sync point nobody has
- * signalled, goes on:
- * the clock cannot deadlock a workload the load-time check accepted, and
- * such a skew costs a millisecond.
+ * The window.  Each thread publishes where it is on the recording's clock
+ * (rt_thread.at: the recorded time of the call it is about to make, or,
+ * while it waits on a sync point, of the call that follows), and a call
+ * that allocates waits until every other thread has come within the window
+ * of its recorded time.  Then, when an allocation recorded at T runs,
+ * every free recorded before T - window has run, and no allocation
+ * recorded after T has: the live set exceeds the one the stamps give at
+ * T - window by no more than what the threads allocated within the window.
+ *
+ * The byte cap.  The stamps' own order is not the recorded ideal peak's:
+ * a free is stamped after it returns and the cores' clocks disagree, so a
+ * consumer's free can bear a later time than the producer's next
+ * allocation of that address, and trace2wl's merge (converter/park.c),
+ * which computes the recorded peak, puts the free first.  Sorted by their
+ * stamps the calls of a 7-thread producer/consumer recording held 1.29x
+ * its ideal peak, and its replays peaked where the slowest thread's
+ * recorded time had the stamps' live bytes at 1.07-1.19x: the window
+ * followed the stamps faithfully.  So an allocation also waits while it
+ * would take the live requested bytes past the recorded ideal peak and
+ * 1/32 (rt_replay.ideal_cap).  Each thread compares with the cap the
+ * shared count as it last saw it (when it last added to it) plus its own
+ * gathered bytes and the request: no shared load on the way.  Past it, it
+ * reads the shared count, yields a few times, then sleeps on held_seq,
+ * beside the count, woken by the flush of frees that brings the count down
+ * to the highest level a held thread asked for.  The cap can be passed by
+ * what other threads added since a thread last looked (a block each at
+ * most) and the gathered changes not yet added (1/1024 of the peak).
+ * Where nothing can free - every other thread has finished, is held by
+ * the window or the cap, or waits on a sync point nobody has signalled -
+ * the held thread goes on past the cap: the window's order, forced by the
+ * stamps, allows no other, and a replay must end.
+ *
+ * Every window wait is for a thread at an earlier recorded time, so the
+ * thread furthest behind never waits on it; a thread waiting on a sync
+ * point publishes the time of its next call, which in the recording
+ * usually came after the signal it waits for.  Not where trace2wl put a
+ * call after a signal against its recorded time (the clocks of two cores
+ * disagreed, converter/park.c): there the thread that is to signal may be
+ * waiting for the one waiting on the signal.  So a thread that has waited
+ * a whole backstop for another that sits, not moving, on a sync point
+ * nobody has signalled, goes on: the clock cannot deadlock a workload the
+ * load-time check accepted, and such a skew costs a millisecond.
  *
  * Cost: on the replay path, per op whose time moved, a store to the
  * thread's own line and a load of its wake_at (on the same line, written
  * by others only when they start waiting on it) - a few instructions; per
- * allocating call, one compare against the lowest position last seen.
- * Past it, a thread reads every other thread's position and, if one is too
- * far behind, yields the processor a few times and then sleeps on that
- * thread's futex word, woken when it passes the time needed.  Waits are
- * outside the timed calls.
+ * allocating call, one compare against the lowest position last seen and
+ * one of the bytes against the cap, all on the thread's own lines; per
+ * flush of freed bytes, one load on the shared count's line it has just
+ * written.  Past them, a thread reads every other thread's position or the
+ * shared count and, if it must wait, yields the processor a few times and
+ * then sleeps on a futex word, woken when the time or the bytes it needs
+ * are reached.  Waits are outside the timed calls.
  */
 #include "config.h"
 
@@ -134,6 +159,10 @@ static int live_within(struct rt_thread *t, int64_t level)
 	}
 }
 
+/* A held thread raises held_wake_at and then reads the count; a flush adds
+ * to the count with a locked add and then reads held_wake_at: on x86 the
+ * locked add orders the two, so one of them sees the other; elsewhere a
+ * missed wake-up costs the backstop. */
 void rt_clock_hold(struct rt_thread *t, uint64_t bytes)
 {
 	struct rt_replay *r = t->r;

@@ -28,7 +28,8 @@
  * (docs/BENCHMARKS.md) and is not done.  With more than one thread and
  * recorded times, each op whose time moved also stores the thread's
  * position on the shared clock and loads its own wake word, and each
- * allocating call compares its time with the last bound seen (clock.c);
+ * allocating call compares its time with the last bound seen and its
+ * bytes with the byte cap (clock.c);
  * without the shared clock or --pace, recorded times cost only their
  * decoding.  No allocation, no lock; system calls only at a
  * stream window's end (stream.c, once per ~1 M calls) and where the ideal
