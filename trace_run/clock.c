@@ -234,6 +234,9 @@ uint64_t rt_clock_gate(struct rt_thread *t, uint64_t rec)
 		uint64_t was_at = atomic_load(&slow->at);
 		atomic_store_explicit(&t->behind, who, memory_order_relaxed);
 		atomic_store_explicit(&t->state, RT_GATED, memory_order_relaxed);
+		/* a thread held by the cap may now have no other that can free */
+		if (atomic_load(&r->held_wake_at) != RT_NO_WAKE)
+			rt_clock_release(r);
 		long rc = syscall(SYS_futex, (uint32_t *)&slow->clock_seq,
 				  FUTEX_WAIT | FUTEX_PRIVATE_FLAG, seq, &backstop, NULL, 0);
 		atomic_store_explicit(&t->state, RT_RUNNING, memory_order_relaxed);

@@ -565,6 +565,14 @@ static inline void call_done(struct rt_thread *t, uint64_t *calls, uint64_t *unt
 	}
 }
 
+/* The bytes an allocating call adds to the live ones, for the byte cap: a
+ * realloc's growth, not its whole block. */
+static inline uint64_t adds(const struct rt_thread *t, const struct mt_op *op)
+{
+	uint64_t req = mt_op_requested(op), old = op->old_obj ? t->slots[op->old_obj].size : 0;
+	return req > old ? req - old : 0;
+}
+
 /* A thread about to wait at p is, on the clock, at its next call: in the
  * recording that call came after the signal it waits for. */
 static uint64_t next_call_at(const uint8_t *p, const uint8_t *end, struct mt_op_state st,
@@ -648,7 +656,7 @@ void *rt_thread_main(void *arg)
 				advance(t, &tl, op.delta_ns);
 			if (mt_op_is_call(op.code)) {
 				if (mt_call_allocates(op.code))
-					gate(t, &tl, mt_op_requested(&op));
+					gate(t, &tl, adds(t, &op));
 				replay_call(t, &op, timer, overhead);
 				call_done(t, &calls, &until_trim, trim_every);
 				continue;
