@@ -37,7 +37,9 @@
  * Where nothing can free - every other thread has finished, is held by
  * the window or the cap, or waits on a sync point nobody has signalled -
  * the held thread goes on past the cap: the window's order, forced by the
- * stamps, allows no other, and a replay must end.
+ * stamps, allows no other, and a replay must end.  A thread about to sleep
+ * on the window wakes the held threads for that check.  The cap counts a
+ * realloc's growth, not its whole block.
  *
  * Every window wait is for a thread at an earlier recorded time, so the
  * thread furthest behind never waits on it; a thread waiting on a sync
