@@ -89,18 +89,27 @@ static struct progress look(const struct rt_replay *r, uint64_t now, uint64_t li
 	return p;
 }
 
+/* A sample; with --timeline, its row, unless it repeats the last row
+ * exactly (the threads may finish, and be sampled, in the same millisecond
+ * as the end's own last sample). */
 static void sample(struct rt_replay *r, uint64_t calls)
 {
 	uint64_t size, rss, anon;
 	rt_statm(r, &size, &rss, &anon);
-	r->samples++;
-	if (!r->timeline)
+	if (!r->timeline) {
+		r->samples++;
 		return;
+	}
 	int64_t ideal = atomic_load_explicit(&r->ideal_live, memory_order_relaxed);
-	fprintf(r->timeline, "%llu,%llu,%llu,%lld,%llu\n",
-		(unsigned long long)((rt_clock_ns() - r->start_ns) / 1000000u),
-		(unsigned long long)rss, (unsigned long long)size, (long long)(ideal / 1024),
-		(unsigned long long)calls);
+	uint64_t row[5] = { (rt_clock_ns() - r->start_ns) / 1000000u, rss, size,
+			    (uint64_t)(ideal / 1024), calls };
+	if (r->samples && memcmp(row, r->last_row, sizeof row) == 0)
+		return;
+	memcpy(r->last_row, row, sizeof row);
+	r->samples++;
+	fprintf(r->timeline, "%llu,%llu,%llu,%lld,%llu\n", (unsigned long long)row[0],
+		(unsigned long long)row[1], (unsigned long long)row[2], (long long)row[3],
+		(unsigned long long)row[4]);
 }
 
 /* "trace_run: 45% (18,200,000 of 40,500,000 calls), 3 s left", over

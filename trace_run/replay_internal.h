@@ -132,6 +132,7 @@ struct rt_replay {
 	uint64_t anon_base_kb;
 	_Alignas(64) uint64_t samples;
 	FILE *timeline;            /* --timeline, or NULL */
+	uint64_t last_row[5];      /* the timeline's last row, not written twice */
 	int statm_fd;              /* /proc/self/statm, read by the monitor */
 	int progress;              /* stderr is a terminal: the monitor shows progress */
 	uint64_t total_calls;      /* calls in the workload, for the progress line */
