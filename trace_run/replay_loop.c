@@ -16,11 +16,13 @@
  * A calloc that returned a block and a free of NULL take a second fast
  * step (mt_op_decode_more) and a short out-of-line call; every other op
  * goes through mt_op_decode and replay_call, out of line.
- * bench/trace_run.sh measures 72 instructions (70-72 with each timer) and
- * ~7.5 ns a call against a plain loop of the same calls timed alike; on
- * the real-program corpus (bench/real.sh) the replay thread runs 106-120
+ * bench/trace_run.sh measured 72 instructions (70-72 with each timer) and
+ * ~7.5 ns a call against a plain loop of the same calls timed alike, with
+ * the loop compiled once (as its copy without the prefetch, below, it runs
+ * ~6 fewer on a ring of malloc and free, callgrind); on
+ * the real-program corpus (bench/real.sh) the replay thread runs 102-125
  * instructions a call outside the allocator on one thread (CPython,
- * sqlite3, gcc's cc1) and its own cost is 6-8 ns a call beyond the
+ * sqlite3, gcc's cc1) and its own cost is 6-9 ns a call beyond the
  * timer's (docs/BENCHMARKS.md).
  * RDTSCP (and LFENCE before RDTSC) waits for all earlier work, so a free's
  * chain of dependent loads (stream bytes, then its slot) counts for more
