@@ -279,6 +279,8 @@ static void collect(const struct rt_replay *r, struct rt_result *res)
 	res->idle_stretches = r->ngaps;
 	res->idle_cap_ns = r->idle_cap_ns;
 	res->idle_cut_ns = r->idle_cut_ns;
+	for (uint32_t i = 0; i < r->info->threads; i++)
+		res->prefetching += r->threads[i].prefetch != 0;
 }
 
 /* Releases the parked threads and times the replay until every replay

@@ -58,6 +58,7 @@ struct rt_result {
 	uint64_t idle_stretches;    /* --pace: idle stretches shortened */
 	uint64_t idle_cap_ns;       /* to this */
 	uint64_t idle_cut_ns;       /* recorded time left out */
+	uint32_t prefetching;       /* replay threads that prefetch their frees' slots */
 	unsigned emulated;          /* 1 << call for calls the allocator lacks */
 	struct rt_callstat calls[MT_CALL_COUNT];
 };

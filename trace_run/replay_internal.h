@@ -67,6 +67,7 @@ struct rt_thread {
 	unsigned foreign;       /* r->foreign */
 	int single;             /* the workload has one thread */
 	int usable_size;        /* malloc_usable_size is the allocator's own */
+	int prefetch;           /* its frees miss the cache: prefetch their slots (survey.c) */
 	enum rt_touch touch;
 	size_t page;
 	const uint8_t *stream, *end;

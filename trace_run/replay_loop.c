@@ -16,16 +16,22 @@
  * A calloc that returned a block and a free of NULL take a second fast
  * step (mt_op_decode_more) and a short out-of-line call; every other op
  * goes through mt_op_decode and replay_call, out of line.
- * bench/trace_run.sh measures 72 instructions (70-72 with each timer) and
- * ~7.5 ns a call against a plain loop of the same calls timed alike; on
- * the real-program corpus (bench/real.sh) the replay thread runs 106-120
+ * bench/trace_run.sh measured 72 instructions (70-72 with each timer) and
+ * ~7.5 ns a call against a plain loop of the same calls timed alike, with
+ * the loop compiled once (as its copy without the prefetch, below, it runs
+ * ~6 fewer on a ring of malloc and free, callgrind); on
+ * the real-program corpus (bench/real.sh) the replay thread runs 102-125
  * instructions a call outside the allocator on one thread (CPython,
- * sqlite3, gcc's cc1) and its own cost is 6-8 ns a call beyond the
+ * sqlite3, gcc's cc1) and its own cost is 6-9 ns a call beyond the
  * timer's (docs/BENCHMARKS.md).
  * RDTSCP (and LFENCE before RDTSC) waits for all earlier work, so a free's
  * chain of dependent loads (stream bytes, then its slot) counts for more
- * than its instructions; prefetching the next op's slot measured no gain
- * (docs/BENCHMARKS.md) and is not done.  With more than one thread and
+ * than its instructions.  A thread whose frees mostly miss the cache (a
+ * program that frees its blocks in another order than it made them, such
+ * as perl clearing a hash: ~20 ns a missed slot) has the slot of the next
+ * op's free prefetched before each fast-path call, ~15 instructions an op;
+ * survey.c picks those threads, as the prefetch costs the others more
+ * than it saves (docs/BENCHMARKS.md).  With more than one thread and
  * recorded times, each op whose time moved also stores the thread's
  * position on the shared clock and loads its own wake word, and each
  * allocating call compares its time with the last bound seen and its
@@ -573,6 +579,31 @@ static inline uint64_t adds(const struct rt_thread *t, const struct mt_op *op)
 	return req > old ? req - old : 0;
 }
 
+/*
+ * Starts loading the slot of the object the op at p frees, if it is a
+ * free on the fast path, while this op's call runs: RDTSCP does not wait
+ * for a prefetch, so the miss overlaps the call instead of delaying the
+ * next timer read.  The next op's object is relative to last_new as it is
+ * after this op.  Always inline: gcc 12 deleted the calls of an
+ * out-of-line helper that only prefetches, as having no effect (the
+ * prefetch once tried here never ran).  The load-time check proved every
+ * op valid, so the slot is the table's; a prefetch never faults anyway.
+ */
+static inline __attribute__((always_inline)) void prefetch_next_free(const struct rt_thread *t,
+								     const uint8_t *p,
+								     const uint8_t *end,
+								     uint64_t last_new, int timing)
+{
+	if (*p != MT_CALL_FREE || end - p <= MT_WL_OP_MAX)
+		return;
+	struct mt_op_field f = { p + 1, 0 };
+	if (timing && !(f = mt_op_field(f.p, end)).p)
+		return;
+	if (!(f = mt_op_field(f.p, end)).p)
+		return;
+	__builtin_prefetch(&t->slots[last_new + (uint64_t)mt_unzigzag(f.v)], 0, 3);
+}
+
 /* A thread about to wait at p is, on the clock, at its next call: in the
  * recording that call came after the signal it waits for. */
 static uint64_t next_call_at(const uint8_t *p, const uint8_t *end, struct mt_op_state st,
@@ -594,9 +625,12 @@ static void corrupt(struct rt_thread *t, const uint8_t *at)
 	_exit(1);
 }
 
-void *rt_thread_main(void *arg)
+/* A replay thread's work; prefetch is a constant in each of its two
+ * copies (rt_thread_main), so a thread that does not prefetch pays no
+ * test for it (one cost the others ~3 instructions an op). */
+static inline __attribute__((always_inline, noreturn)) void replay_thread(struct rt_thread *t,
+									  const int prefetch)
 {
-	struct rt_thread *t = arg;
 	struct rt_replay *r = t->r;
 	const enum rt_timer_source timer = r->timer.source;
 	const uint64_t overhead = r->timer.overhead, trim_every = r->o->trim_every;
@@ -614,7 +648,7 @@ void *rt_thread_main(void *arg)
 		prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	rt_sync_wait(&r->go, spins);
 	if (atomic_load(&r->abandon))
-		return NULL;
+		pthread_exit(NULL);
 	const uint8_t *const end = t->end;
 	const uint8_t *held = t->stream, *p = t->stream;
 	/* The stream a window at a time (stream.c): at the end of each, the
@@ -626,6 +660,8 @@ void *rt_thread_main(void *arg)
 			uint64_t delta, obj, nmemb, size;
 			unsigned code = mt_op_decode_common(&p, end, &st, timing, &delta, &obj, &size);
 			if (code) {
+				if (prefetch)
+					prefetch_next_free(t, p, end, st.last_new, timing);
 				if (tl.used && delta)
 					advance(t, &tl, delta);
 				if (code == MT_CALL_MALLOC) {
@@ -639,6 +675,8 @@ void *rt_thread_main(void *arg)
 			}
 			code = mt_op_decode_more(&p, end, &st, timing, &delta, &obj, &nmemb, &size);
 			if (code) {
+				if (prefetch)
+					prefetch_next_free(t, p, end, st.last_new, timing);
 				if (tl.used && delta)
 					advance(t, &tl, delta);
 				if (code == MT_CALL_CALLOC) {
@@ -679,4 +717,12 @@ void *rt_thread_main(void *arg)
 		ideal_flush(t);
 	atomic_store_explicit(&t->state, RT_FINISHED, memory_order_release);
 	rt_sync_retire(&r->done);
+}
+
+void *rt_thread_main(void *arg)
+{
+	struct rt_thread *t = arg;
+	if (t->prefetch)
+		replay_thread(t, 1);
+	replay_thread(t, 0);
 }

@@ -288,8 +288,9 @@ void rt_report_json(FILE *out, const struct rt_result *res)
 		res->timer.freq_key, (unsigned long long)res->timer.overhead,
 		(unsigned long long)res->timer.pair_cost);
 	double timer_ns, own = own_ns_per_call(res, &timer_ns);
-	fprintf(out, "\"own_ns_per_call\":%.2f,\"timer_ns_per_call\":%.2f,\"preempted\":%llu,", own,
-		timer_ns, (unsigned long long)res->preempted);
+	fprintf(out, "\"own_ns_per_call\":%.2f,\"timer_ns_per_call\":%.2f,\"preempted\":%llu,"
+		"\"prefetching_threads\":%u,", own, timer_ns, (unsigned long long)res->preempted,
+		res->prefetching);
 	fprintf(out, "\"emulated\":[");
 	for (unsigned c = 0, n = 0; c < MT_CALL_COUNT; c++)
 		if (res->emulated >> c & 1)

@@ -19,6 +19,18 @@
  * each to the limit.  Intersecting thread by thread keeps only stretches
  * already longer than the limit, so the lists stay as short as the answer.
  *
+ * Cold frees: a thread whose frees mostly find their object's slot out of
+ * the cache has the replay loop prefetch the next op's slot (replay_loop.c,
+ * ~15 instructions an op, where a missed slot costs ~20 ns).  The pass
+ * stamps each 64-byte line of the object table with the number of the op
+ * that last touched it, counting ops across all streams; a free whose line
+ * was last touched COLD_AGE ops or more before counts as cold, and a
+ * thread with at least one cold free in COLD_SHARE calls prefetches.  On
+ * the real-program corpus perl's threads free cold at about one call in
+ * four (a hash cleared or refilled), CPython at one in fifteen and the
+ * others at one in fifty or fewer; only perl gains more than the
+ * prefetch costs (docs/BENCHMARKS.md).
+ *
  * Memory comes from mmap, so the allocator under test has not been asked
  * for any of it before it is measured; the stream pages read are let go of
  * behind the pass (mt_let_go), as the load-time check does.
@@ -30,6 +42,15 @@
 
 #include "mapped.h"
 #include "replay_internal.h"
+
+enum { SLOTS_A_LINE = 4, COLD_AGE = 16384, COLD_SHARE = 8 };
+
+/* The op stamps of the object table's lines, for the cold frees. */
+struct stamps {
+	uint32_t *line;
+	size_t bytes;
+	uint32_t now; /* ops so far, all streams; wraps, as ages are differences */
+};
 
 struct gaps {
 	struct rt_gap *v;
@@ -77,17 +98,33 @@ static int intersect(const struct gaps *a, const struct gaps *b, uint64_t cap, s
 	return 0;
 }
 
+/* Notes an op touching the slots of old (which it frees, if not 0) and
+ * new; 1 if the free is cold. */
+static int touch_slots(struct stamps *s, uint64_t old, uint64_t new)
+{
+	int cold = 0;
+	s->now++;
+	if (old) {
+		cold = (uint32_t)(s->now - s->line[old / SLOTS_A_LINE]) >= COLD_AGE;
+		s->line[old / SLOTS_A_LINE] = s->now;
+	}
+	if (new)
+		s->line[new / SLOTS_A_LINE] = s->now;
+	return cold;
+}
+
 /* One thread's stream: the call types it makes, its pauses longer than
- * cap into mine (when pacing), and that its recorded times fit. */
+ * cap into mine (when pacing), that its recorded times fit, and whether it
+ * frees cold enough to prefetch. */
 static int survey_thread(struct rt_replay *r, uint32_t i, uint64_t cap, struct gaps *mine,
-			 struct mt_error *e)
+			 struct stamps *stamps, struct mt_error *e)
 {
 	const struct mt_wl_thread *wt = mt_wl_get_thread(r->wl, i);
 	const uint8_t *p = mt_wl_stream(r->wl, i), *end = p + wt->length;
 	const int timing = (r->info->flags & MT_WLF_TIMING) != 0;
 	struct mt_op_state st = mt_wl_first_state(r->info);
 	struct mt_op op;
-	uint64_t rec = 0, last = 0, first = UINT64_MAX;
+	uint64_t rec = 0, last = 0, first = UINT64_MAX, calls = 0, cold = 0;
 
 	mine->n = 0;
 	const uint8_t *held = p;
@@ -104,6 +141,8 @@ static int survey_thread(struct rt_replay *r, uint32_t i, uint64_t cap, struct g
 		if (!mt_op_is_call(op.code))
 			continue;
 		r->threads[i].used |= 1u << op.code;
+		calls++;
+		cold += touch_slots(stamps, op.old_obj, op.new_obj);
 		if (mt_call_allocates(op.code) && op.new_obj &&
 		    __builtin_add_overflow(r->alloc_bytes, mt_op_requested(&op), &r->alloc_bytes))
 			r->alloc_bytes = UINT64_MAX;
@@ -114,6 +153,7 @@ static int survey_thread(struct rt_replay *r, uint32_t i, uint64_t cap, struct g
 		last = rec;
 	}
 	mt_let_go(held, end);
+	r->threads[i].prefetch = cold && cold >= calls / COLD_SHARE;
 	if (first != UINT64_MAX) {
 		r->first_call_ns = first < r->first_call_ns ? first : r->first_call_ns;
 		r->last_call_ns = last > r->last_call_ns ? last : r->last_call_ns;
@@ -126,13 +166,20 @@ static int survey_thread(struct rt_replay *r, uint32_t i, uint64_t cap, struct g
 int rt_survey(struct rt_replay *r, struct mt_error *e)
 {
 	struct gaps all = { 0 }, mine = { 0 }, next = { 0 };
+	struct stamps stamps = { .bytes = (r->info->objects / SLOTS_A_LINE + 1) * sizeof(uint32_t) };
 	uint64_t cap = r->idle_cap_ns;
 	int rc = push(&all, 0, UINT64_MAX);
 
 	r->first_call_ns = UINT64_MAX;
+	stamps.line = mmap(NULL, stamps.bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			   -1, 0);
+	if (stamps.line == MAP_FAILED) {
+		drop(&all);
+		return mt_error_set(e, mt_wl_path(r->wl), "out of memory for the object table's stamps");
+	}
 
 	for (uint32_t i = 0; !rc && i < r->info->threads; i++) {
-		rc = survey_thread(r, i, cap, &mine, e);
+		rc = survey_thread(r, i, cap, &mine, &stamps, e);
 		if (!rc && r->o->pace) {
 			if (intersect(&all, &mine, cap, &next))
 				rc = mt_error_set(e, mt_wl_path(r->wl), "out of memory for idle stretches");
@@ -141,6 +188,7 @@ int rt_survey(struct rt_replay *r, struct mt_error *e)
 			next = swap;
 		}
 	}
+	munmap(stamps.line, stamps.bytes);
 	drop(&mine);
 	drop(&next);
 	/* The stretch after the last call of all is no pause: the replay ends. */

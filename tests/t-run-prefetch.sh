@@ -1,0 +1,68 @@
+#!/bin/sh
+# t-run-prefetch: a thread that frees its blocks in another order than it
+# made them, long after, prefetches its frees' object slots, and replays
+# exactly as one that does not: every call, the exact ideal peak.  Blocks
+# freed right after they are made turn no prefetching on.  Both with
+# recorded times (a recording of python3) and without (a MALLOC_TRACE log).
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/run_lib.sh"
+
+command -v trace2wl >/dev/null || skip "converter/trace2wl is not built"
+
+# replays WL EXPECTED_PREFETCHING: checks calls, ideal peak and the count
+replays() {
+	trace2wl --stats --json "$1" >"$1.stats" || fail "trace2wl --stats $1 failed"
+	trace_run --json --touch=none "$1" >"$1.run" 2>err || fail "$1: $(cat err)"
+	expect_calls "$1" "$1.stats" "$1.run"
+	expect_eq "$1: ideal peak" "$(jget "$1.stats" "['ideal_peak']")" \
+		"$(jget "$1.run" "['ideal_peak_bytes']")"
+	expect_eq "$1: prefetching threads" "$2" "$(jget "$1.run" "['prefetching_threads']")"
+}
+
+# 40,000 blocks made, then freed in a scrambled order (i * 7919 mod n):
+# almost every free finds its slot untouched for 16,384 ops or more.
+awk -v n=40000 'BEGIN {
+	print "= Start"
+	for (i = 0; i < n; i++) printf "@ ./p:[0x1] + 0x%x 0x%x\n", 4096 + 64 * i, 16 + i % 48
+	for (i = 0; i < n; i++) printf "@ ./p:[0x1] - 0x%x\n", 4096 + 64 * ((i * 7919) % n)
+	print "= End"
+}' >cold.log
+trace2wl cold.wl cold.log >/dev/null || fail "trace2wl cold.log failed"
+replays cold.wl 1
+
+# The same blocks, each freed at once.
+awk -v n=40000 'BEGIN {
+	print "= Start"
+	for (i = 0; i < n; i++) printf "@ ./p:[0x1] + 0x%x 0x%x\n@ ./p:[0x1] - 0x%x\n", 4096 + 64 * i, 16 + i % 48, 4096 + 64 * i
+	print "= End"
+}' >warm.log
+trace2wl warm.wl warm.log >/dev/null || fail "trace2wl warm.log failed"
+replays warm.wl 0
+
+# With recorded times (a workload of two threads has them): Debian's python3
+# (not a version manager's shim on PATH, which runs helper processes) with
+# the system malloc, a thread of its keeping 60,000 objects and dropping
+# them in a scrambled order.  Its main thread may prefetch or not.
+[ -f "$MTRACECTL_LIB" ] || skip "the recorder ($MTRACECTL_LIB) is not built"
+[ -x /usr/bin/python3 ] || skip "/usr/bin/python3 is missing"
+MTRACE_CTL_FILE="$t_dir/py.mt" MTRACE_CTL_QUIET=1 PYTHONMALLOC=malloc LD_PRELOAD="$MTRACECTL_LIB" \
+	/usr/bin/python3 -c '
+import threading
+def work(n=60000):
+    keep = [bytearray(40 + i % 64) for i in range(n)]
+    for i in range(n):
+        keep[i * 7919 % n] = None
+t = threading.Thread(target=work)
+t.start()
+t.join()
+' || fail "recording python3 failed"
+set -- "$t_dir"/py.mt.*
+[ $# -eq 1 ] && [ -f "$1" ] || fail "expected one trace py.mt.PID, found: $*"
+trace2wl py.wl "$1" >/dev/null || fail "trace2wl of python3's trace failed"
+trace2wl --stats --json py.wl >py.stats || fail "trace2wl --stats py.wl failed"
+expect_eq "python3's workload is timed" True "$(jget py.stats "['timing']")"
+trace_run --json --touch=none py.wl >py.run 2>err || fail "py.wl: $(cat err)"
+expect_calls py.wl py.stats py.run
+n=$(jget py.run "['prefetching_threads']")
+[ "$n" -ge 1 ] || fail "py.wl: no thread prefetches (prefetching_threads $n)"
+pass
