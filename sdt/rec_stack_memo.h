@@ -7,6 +7,9 @@
  * walk that reaches a frame in the same state, with those stack words
  * unchanged since, takes the rest from here instead of walking it again
  * (and moves it only when the new stack is deeper or shallower inside).
+ * "The same state" and "those words" leave out rbp wherever no CFA
+ * depends on it: code built without frame pointers keeps data in rbp, and
+ * comparing it would miss frames whose walk it does not change.
  *
  * A memo belongs to one thread.  Memos are never freed: a thread that
  * needs one takes a free one, or one whose thread is gone (checked with
@@ -26,13 +29,26 @@ enum mt_memo_end {
 	MT_MEMO_MAX,    /* at the depth asked for: the stack goes on */
 };
 
+/* Bits of mt_memo_frame.flags. */
+enum {
+	MT_MEMO_CFA_FROM_RBP = 1, /* the frame's CFA is rbp + offset */
+	MT_MEMO_NEEDS_RBP = 2,    /* the frame's rbp decides a CFA from it outwards:
+				   * it, or a frame out to the next one that saved
+				   * rbp, takes its CFA from rbp */
+	MT_MEMO_CHECK_SLOT = 4,   /* rbp_slot holds the caller's rbp, and the caller
+				   * needs it (MT_MEMO_NEEDS_RBP): a reuse reads it */
+};
+
 /* One frame of the last walk, besides its return address (rip): the
  * other registers it was walked in, where the walk read the caller's rbp
- * from (0: rbp was not saved, the caller's is the same), and the hash of
- * the return addresses from it outwards (mt_stack_hash). */
+ * from (0: rbp was not saved, the caller's is the same), the hash of the
+ * return addresses from it outwards (mt_stack_hash), and the flags above.
+ * rbp is only sure to be current where MT_MEMO_NEEDS_RBP is set: elsewhere
+ * rbp holds data the walk never uses, and a reuse does not check it. */
 struct mt_memo_frame {
 	uintptr_t rsp, rbp, rbp_slot;
 	uint64_t hash;
+	uint32_t flags;
 };
 
 /* The thread's last walk, innermost frame first.  The return addresses

@@ -169,7 +169,8 @@ static inline void settle(struct mt_stack_memo *m, const struct fresh *fresh, ui
  * same state; its frames from there are then moved behind the new ones in
  * the memo (not at all when as many frames are new as were dropped). */
 __attribute__((noinline, no_sanitize_address))
-long mt_walk(uint64_t *frames, size_t max, uintptr_t skip_lo, uintptr_t skip_hi, uint64_t *hash)
+long mt_walk(const uint64_t **frames, size_t max, uintptr_t skip_lo, uintptr_t skip_hi,
+	     uint64_t *hash)
 {
 	const uintptr_t *fp = __builtin_frame_address(0);
 	struct regs r = { .rip = fp[1], .rsp = (uintptr_t)(fp + 2), .rbp = fp[0] };
@@ -238,7 +239,7 @@ long mt_walk(uint64_t *frames, size_t max, uintptr_t skip_lo, uintptr_t skip_hi,
 			out = m->f;
 		}
 		out_rip[n] = r.rip;
-		out[n] = (struct mt_memo_frame){ r.rsp, r.rbp, 0, 0 };
+		out[n] = (struct mt_memo_frame){ r.rsp, r.rbp, 0, 0, 0 };
 		enum step s = step(&r, &out[n].rbp_slot);
 		n++;
 		if (s == ENDED) {
@@ -258,7 +259,7 @@ long mt_walk(uint64_t *frames, size_t max, uintptr_t skip_lo, uintptr_t skip_hi,
 	for (uint32_t i = hashed; i-- > 0;)
 		m->f[i].hash = h = mt_stack_hash_step(h, m->rip[i]);
 	*hash = h;
-	memcpy(frames, m->rip, n * sizeof *frames);
+	*frames = m->rip;
 	return (long)n;
 failed:
 	if (out != fresh.f)
