@@ -59,6 +59,11 @@ struct mt_stack_memo {
 	uintptr_t end_rip, end_rsp;
 	uint64_t rip[MT_STACK_FRAMES_MAX];
 	struct mt_memo_frame f[MT_STACK_FRAMES_MAX];
+	/* A walk's new frames, kept aside while the last walk may yet be
+	 * reused from a frame further out (not on the program's stack: a
+	 * whole stack of them is 12 KiB). */
+	uint64_t fresh_rip[MT_STACK_FRAMES_MAX];
+	struct mt_memo_frame fresh[MT_STACK_FRAMES_MAX];
 };
 
 /* The calling thread's memo, NULL when none can be mapped. */
