@@ -127,12 +127,13 @@ enum step step(struct regs *r, struct mt_memo_frame *fr)
 static __attribute__((no_sanitize_address))
 uint32_t still_there(const struct mt_stack_memo *m, uint32_t p)
 {
-	const struct mt_memo_frame *f = m->f;
-	for (uint32_t q = p; q + 1 < m->count; q++)
-		if (*(const uintptr_t *)(f[q + 1].rsp - 8) != m->rip[q + 1] ||
-		    ((f[q].flags & MT_MEMO_CHECK_SLOT) &&
-		     *(const uintptr_t *)f[q].rbp_slot != f[q + 1].rbp))
-			return q;
+	const struct mt_memo_frame *fr = &m->f[p], *last = &m->f[m->count - 1];
+	const uint64_t *rip = &m->rip[p + 1];
+	for (; fr < last; fr++, rip++)
+		if (*(const uintptr_t *)(fr[1].rsp - 8) != *rip ||
+		    ((fr->flags & MT_MEMO_CHECK_SLOT) &&
+		     *(const uintptr_t *)fr->rbp_slot != fr[1].rbp))
+			return (uint32_t)(fr - m->f);
 	if (m->end == MT_MEMO_LOW && *(const uintptr_t *)(m->end_rsp - 8) != m->end_rip)
 		return m->count - 1;
 	return m->count;
