@@ -52,19 +52,34 @@ struct mt_memo_frame {
 };
 
 /* The thread's last walk, innermost frame first.  The return addresses
- * have an array of their own: they are the stack, copied out whole. */
+ * have an array of their own: they are the stack, handed out whole.  The
+ * frames are a window of their spaces, placed where a walk that reuses
+ * the outer part of the last one can put its new frames in front of it
+ * without moving it: at most the depth below and above the window's
+ * start (mt_memo_place). */
 struct mt_stack_memo {
 	uint32_t count;         /* frames remembered; 0: nothing to reuse */
 	enum mt_memo_end end;
 	uintptr_t end_rip, end_rsp;
-	uint64_t rip[MT_STACK_FRAMES_MAX];
-	struct mt_memo_frame f[MT_STACK_FRAMES_MAX];
+	uint64_t *rip;          /* rip_space + the window's start */
+	struct mt_memo_frame *f; /* f_space + the same */
 	/* A walk's new frames, kept aside while the last walk may yet be
-	 * reused from a frame further out (not on the program's stack: a
-	 * whole stack of them is 12 KiB). */
+	 * reused from a frame further out (not on the program's stack). */
 	uint64_t fresh_rip[MT_STACK_FRAMES_MAX];
 	struct mt_memo_frame fresh[MT_STACK_FRAMES_MAX];
+	uint64_t rip_space[2 * MT_STACK_FRAMES_MAX];
+	struct mt_memo_frame f_space[2 * MT_STACK_FRAMES_MAX];
 };
+
+/* Where a window starts when it must move: room for a whole stack on
+ * either side of its start. */
+#define MT_MEMO_HOME (MT_STACK_FRAMES_MAX / 2)
+
+static inline void mt_memo_place(struct mt_stack_memo *m, uint32_t start)
+{
+	m->rip = &m->rip_space[start];
+	m->f = &m->f_space[start];
+}
 
 /* The calling thread's memo, NULL when none can be mapped. */
 struct mt_stack_memo *mt_stack_memo(void);

@@ -12,6 +12,7 @@
  */
 #include "config.h"
 
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -195,7 +196,7 @@ static inline void finish(struct mt_stack_memo *m, uint32_t upto, uint32_t n, ui
 	*hash = h;
 }
 
-/* Frames [0, n) of the memo from its fresh ones. */
+/* Frames [0, n) of the memo's window from its fresh ones. */
 static inline void settle(struct mt_stack_memo *m, uint32_t n)
 {
 	memcpy(m->rip, m->fresh_rip, n * sizeof m->rip[0]);
@@ -207,8 +208,9 @@ static inline void settle(struct mt_stack_memo *m, uint32_t n)
  * a frame pointer, from which the caller's registers at the call follow.
  *
  * New frames go to the memo's fresh ones until a frame of the last walk
- * is met in the same state; its frames from there are then moved behind the new ones in
- * the memo (not at all when as many frames are new as were dropped). */
+ * is met in the same state; the new ones are then copied in front of that
+ * frame, and the window starts at them (the last walk's frames move only
+ * when there is no room there, or too much room is left above). */
 __attribute__((noinline, no_sanitize_address))
 long mt_walk(const uint64_t **frames, size_t max, uintptr_t skip_lo, uintptr_t skip_hi,
 	     uint64_t *hash)
@@ -245,10 +247,13 @@ long mt_walk(const uint64_t **frames, size_t max, uintptr_t skip_lo, uintptr_t s
 		if (p >= 0) {
 			uint32_t rest = m->count - (uint32_t)p;
 			uint32_t take = rest < max - n ? rest : (uint32_t)(max - n);
-			if (n != (uint32_t)p) {
-				memmove(&m->rip[n], &m->rip[p], take * sizeof m->rip[0]);
-				memmove(&m->f[n], &m->f[p], take * sizeof m->f[0]);
+			ptrdiff_t start = m->rip - m->rip_space + p - n;
+			if (start < 0 || start > MT_STACK_FRAMES_MAX) {
+				start = MT_MEMO_HOME;
+				memmove(&m->rip_space[start + n], &m->rip[p], take * sizeof m->rip[0]);
+				memmove(&m->f_space[start + n], &m->f[p], take * sizeof m->f[0]);
 			}
+			mt_memo_place(m, (uint32_t)start);
 			settle(m, n);
 			out_rip = m->rip;
 			out = m->f;
@@ -283,8 +288,10 @@ long mt_walk(const uint64_t **frames, size_t max, uintptr_t skip_lo, uintptr_t s
 		if (s == FAILED)
 			goto failed;
 	}
-	if (out == m->fresh)
+	if (out == m->fresh) {
+		mt_memo_place(m, MT_MEMO_HOME);
 		settle(m, n);
+	}
 	m->count = n;
 	m->end = end;
 	finish(m, hashed < n ? hashed : n, n, hash);
