@@ -29,7 +29,7 @@
 # Per-call times are shown as "-" for a program of under 100,000 calls
 # (zstd): there they measure process start-up, not calls.
 #
-# Usage: bench/real.sh [--quick] [--stacks] [--runs N] [--only NAME,...] [--builddir DIR] [--dir DIR] [--keep]
+# Usage: bench/real.sh [--quick | --scale N] [--stacks] [--runs N] [--only NAME,...] [--builddir DIR] [--dir DIR] [--keep]
 set -eu
 
 me=real.sh
@@ -45,9 +45,15 @@ what each step costs per call.  About 4 minutes of CPU time in all: well
 under 10 minutes on a quiet 2-core machine.
 
   --quick         inputs divided by 4 (about a quarter of the time)
+  --scale N       inputs divided by N (--quick is --scale 4); cc1plus
+                  under heaptrack 1.4.0 needs --scale 6 or more (below,
+                  heaptrack_interpret runs out of memory)
   --stacks        also record with mtrace-record --stacks (our walker, then
                   libunwind's) and run under heaptrack (about three times
                   the time): a third table
+  --ht-mem KB     with --stacks: heaptrack and the program it runs get at
+                  most this much virtual memory (ulimit -v; default
+                  6000000: heaptrack_interpret can grow past 18 GB)
   --runs N        with --stacks: run each of the third table's contenders N
                   times (and the program untraced at least N times) and
                   keep each one's fastest run, against a busy machine's
@@ -109,9 +115,14 @@ dir=${TMPDIR:-/tmp}
 keep=0
 stacks=0
 runs=1
+ht_mem=6000000
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) scale=4 ;;
+	--scale) [ $# -ge 2 ] || die "--scale needs a number"; scale=$2; shift ;;
+	--scale=*) scale=${1#--scale=} ;;
+	--ht-mem) [ $# -ge 2 ] || die "--ht-mem needs a number of KB"; ht_mem=$2; shift ;;
+	--ht-mem=*) ht_mem=${1#--ht-mem=} ;;
 	--stacks) stacks=1 ;;
 	--runs) [ $# -ge 2 ] || die "--runs needs a number"; runs=$2; shift ;;
 	--runs=*) runs=${1#--runs=} ;;
@@ -131,6 +142,8 @@ done
 pick_programs --only "$only"
 [ -d "$dir" ] && [ -w "$dir" ] || die "--dir: '$dir' is not a writable directory"
 case $runs in '' | *[!0-9]* | 0*) die "--runs: '$runs' is not a number of runs from 1" ;; esac
+case $scale in '' | *[!0-9]* | 0*) die "--scale: '$scale' is not a divisor from 1" ;; esac
+case $ht_mem in '' | *[!0-9]* | 0*) die "--ht-mem: '$ht_mem' is not a number of KB" ;; esac
 [ "$stacks" = 0 ] || command -v heaptrack >/dev/null ||
 	die "--stacks: heaptrack is missing (Debian package heaptrack; scripts/deps.sh bench)"
 [ -x /usr/bin/time ] || die "/usr/bin/time is missing (Debian package time; scripts/deps.sh bench)"
@@ -287,7 +300,8 @@ measure() {
 			fail_row "recording with stacks by libunwind" lu stk.row
 		else
 			say "$p: running under heaptrack"
-			if fastest ht run_"$p" heaptrack -o "$d/ht"; then
+			if fastest ht run_"$p" sh -c 'ulimit -v "$0" && exec "$@"' "$ht_mem" \
+				heaptrack -o "$d/ht"; then
 				stacks_row
 			else
 				fail_row heaptrack ht stk.row
@@ -313,7 +327,7 @@ for p in $programs; do
 done
 minutes=$(fmt=%.1f calc "($(now_ns) - $started) / 6e10")
 
-echo "Real-program corpus ($me$([ "$scale" = 1 ] || echo ' --quick')), $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "Real-program corpus ($me$([ "$scale" = 1 ] || echo " --scale $scale")), $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "machine: $(nproc) cpus, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)," \
 	"$(uname -r), glibc $(ldd --version | awk 'NR == 1 { print $NF }')"
 echo "load average at start: $start_load; at end: $(load); run took $minutes min"

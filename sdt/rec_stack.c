@@ -176,9 +176,9 @@ static __attribute__((noinline)) uint64_t slow_path(const uint64_t *f, size_t n,
 
 uint64_t mt_stack_capture(void)
 {
-	uint64_t f[mt_stack_depth]; /* sized to the depth: this runs on the program's stack */
+	const uint64_t *f;
 	uint64_t h;
-	size_t n = mt_unwind(f, mt_stack_depth, &h);
+	size_t n = mt_unwind(&f, mt_stack_depth, &h);
 	if (!n)
 		return 0;
 	struct slot *s = probe(f, n, h);

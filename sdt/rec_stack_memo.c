@@ -62,6 +62,7 @@ struct mt_stack_memo *mt_stack_memo(void)
 		if (!mine)
 			return NULL;
 		mine->memo.count = 0;
+		mt_memo_place(&mine->memo, MT_MEMO_HOME);
 	}
 	return &mine->memo;
 }

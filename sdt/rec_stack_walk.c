@@ -12,6 +12,7 @@
  */
 #include "config.h"
 
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -93,20 +94,25 @@ struct regs {
 enum step { STEPPED, ENDED, FAILED };
 
 /* Out of the frame in r, into its caller's, as unw_backtrace steps;
- * *rbp_slot says where the caller's rbp was read (0: not read). */
+ * fr->rbp_slot says where the caller's rbp was read (0: not read), and
+ * fr->flags whether the CFA came from rbp. */
 static inline __attribute__((always_inline, no_sanitize_address))
-enum step step(struct regs *r, uintptr_t *rbp_slot)
+enum step step(struct regs *r, struct mt_memo_frame *fr)
 {
 	uint64_t w = rule_of(r->rip - 1);
-	if (__builtin_expect(NOT_STANDARD(w), 0))
+	if (__builtin_expect(NOT_STANDARD(w), 0)) {
+		fr->rbp_slot = 0; /* the outermost frame reads nothing */
+		fr->flags = 0;
 		return KIND(w) == MT_FRAME_LAST ? ENDED : FAILED;
+	}
 	uintptr_t cfa = (CFA_FROM_RBP(w) ? r->rbp : r->rsp) + (intptr_t)CFA_OFFSET(w);
 	if (__builtin_expect(cfa <= r->rsp, 0))
 		return FAILED;
-	*rbp_slot = 0;
+	fr->flags = CFA_FROM_RBP(w) ? MT_MEMO_CFA_FROM_RBP : 0;
+	fr->rbp_slot = 0;
 	if (RBP_SAVED(w)) {
-		*rbp_slot = cfa + (intptr_t)RBP_OFFSET(w);
-		r->rbp = *(const uintptr_t *)*rbp_slot;
+		fr->rbp_slot = cfa + (intptr_t)RBP_OFFSET(w);
+		r->rbp = *(const uintptr_t *)fr->rbp_slot;
 	}
 	r->rip = *(const uintptr_t *)(cfa - 8);
 	r->rsp = cfa;
@@ -114,22 +120,30 @@ enum step step(struct regs *r, uintptr_t *rbp_slot)
 }
 
 /* Whether the last walk, from its frame p outwards, would read the same
- * stack words now: then walking on from a frame in that state gives the
- * same frames (the rules depend on the return addresses alone). */
+ * stack words now, where they matter: then walking on from a frame in that
+ * state gives the same frames (the rules depend on the return addresses
+ * alone).  Saved rbp values no CFA depends on are not read.  Returns
+ * m->count when it would, else the frame where a word differs: a frame of
+ * the last walk further out may still hold. */
 static __attribute__((no_sanitize_address))
-int still_there(const struct mt_stack_memo *m, uint32_t p)
+uint32_t still_there(const struct mt_stack_memo *m, uint32_t p)
 {
-	const struct mt_memo_frame *f = m->f;
-	for (uint32_t q = p; q + 1 < m->count; q++)
-		if (*(const uintptr_t *)(f[q + 1].rsp - 8) != m->rip[q + 1] ||
-		    (f[q].rbp_slot && *(const uintptr_t *)f[q].rbp_slot != f[q + 1].rbp))
-			return 0;
-	return m->end != MT_MEMO_LOW || *(const uintptr_t *)(m->end_rsp - 8) == m->end_rip;
+	const struct mt_memo_frame *fr = &m->f[p], *last = &m->f[m->count - 1];
+	const uint64_t *rip = &m->rip[p + 1];
+	for (; fr < last; fr++, rip++)
+		if (*(const uintptr_t *)(fr[1].rsp - 8) != *rip ||
+		    ((fr->flags & MT_MEMO_CHECK_SLOT) &&
+		     *(const uintptr_t *)fr->rbp_slot != fr[1].rbp))
+			return (uint32_t)(fr - m->f);
+	if (m->end == MT_MEMO_LOW && *(const uintptr_t *)(m->end_rsp - 8) != m->end_rip)
+		return m->count - 1;
+	return m->count;
 }
 
 /* The frame of the last walk in state r, if that walk is still valid from
  * there: its index, else -1.  *from is where to search (frames below it
- * are inner to r), kept across calls of one walk. */
+ * are inner to r, or cannot be reused), kept across calls of one walk.
+ * rbp is compared only where the walk from there depends on it. */
 static inline long match(const struct mt_stack_memo *m, uint32_t *from, const struct regs *r)
 {
 	uint32_t p = *from;
@@ -137,43 +151,73 @@ static inline long match(const struct mt_stack_memo *m, uint32_t *from, const st
 		p++;
 	*from = p;
 	if (p == m->count || m->f[p].rsp != r->rsp || m->rip[p] != r->rip ||
-	    m->f[p].rbp != r->rbp)
+	    ((m->f[p].flags & MT_MEMO_NEEDS_RBP) && m->f[p].rbp != r->rbp))
 		return -1;
-	if (!still_there(m, p)) {
-		*from = m->count; /* it will not hold further out either: stop looking */
+	uint32_t differs = still_there(m, p);
+	if (differs < m->count) {
+		*from = differs + 1; /* frames out to it read a word that changed */
 		return -1;
 	}
 	return p;
 }
 
-/* New frames are kept aside while the last walk may still be reused, at
- * most this many (on the program's stack, 640 bytes). */
-#define FRESH_MAX 16
-
-struct fresh {
-	uint64_t rip[FRESH_MAX];
-	struct mt_memo_frame f[FRESH_MAX];
-};
-
-/* Frames [0, n) of the memo from fresh. */
-static inline void settle(struct mt_stack_memo *m, const struct fresh *fresh, uint32_t n)
+/* The last walk's frames [p, n) as the stack holds them now, walked on
+ * from: their rbp, which a reuse does not check where nothing needed it,
+ * read again from where the walk read it (from frame p's, rbp_p, known
+ * true).  The state in which the outermost frame is stepped out of. */
+static __attribute__((no_sanitize_address))
+struct regs refresh_rbp(struct mt_stack_memo *m, uint32_t p, uint32_t n, uintptr_t rbp_p)
 {
-	memcpy(m->rip, fresh->rip, n * sizeof m->rip[0]);
-	memcpy(m->f, fresh->f, n * sizeof m->f[0]);
+	m->f[p].rbp = rbp_p;
+	for (uint32_t q = p; q + 1 < n; q++)
+		m->f[q + 1].rbp = m->f[q].rbp_slot ? *(const uintptr_t *)m->f[q].rbp_slot
+						    : m->f[q].rbp;
+	return (struct regs){ m->rip[n - 1], m->f[n - 1].rsp, m->f[n - 1].rbp };
 }
+
+/* Frames [0, upto) get their hash and flags, from frame upto's (or from
+ * nothing: the walk's end) inwards. */
+static inline void finish(struct mt_stack_memo *m, uint32_t upto, uint32_t n, uint64_t *hash)
+{
+	uint64_t h = MT_STACK_HASH_SEED;
+	uint32_t needs = 0;
+	if (upto < n) {
+		h = m->f[upto].hash;
+		needs = m->f[upto].flags & MT_MEMO_NEEDS_RBP;
+	}
+	for (uint32_t i = upto; i-- > 0;) {
+		struct mt_memo_frame *fr = &m->f[i];
+		fr->hash = h = mt_stack_hash_step(h, m->rip[i]);
+		uint32_t from_rbp = fr->flags & MT_MEMO_CFA_FROM_RBP;
+		uint32_t check = fr->rbp_slot && needs ? MT_MEMO_CHECK_SLOT : 0;
+		needs = from_rbp || (!fr->rbp_slot && needs) ? MT_MEMO_NEEDS_RBP : 0;
+		fr->flags = from_rbp | needs | check;
+	}
+	*hash = h;
+}
+
+/* Frames [0, n) of the memo's window from its fresh ones. */
+static inline void settle(struct mt_stack_memo *m, uint32_t n)
+{
+	memcpy(m->rip, m->fresh_rip, n * sizeof m->rip[0]);
+	memcpy(m->f, m->fresh, n * sizeof m->f[0]);
+}
+
 /* Reads other functions' frames, as any unwinder does: not for the
  * address sanitizer to check.  __builtin_frame_address gives this function
  * a frame pointer, from which the caller's registers at the call follow.
  *
- * New frames go to `fresh` until a frame of the last walk is met in the
- * same state; its frames from there are then moved behind the new ones in
- * the memo (not at all when as many frames are new as were dropped). */
+ * New frames go to the memo's fresh ones until a frame of the last walk
+ * is met in the same state; the new ones are then copied in front of that
+ * frame, and the window starts at them (the last walk's frames move only
+ * when there is no room there, or too much room is left above). */
 __attribute__((noinline, no_sanitize_address))
-long mt_walk(uint64_t *frames, size_t max, uintptr_t skip_lo, uintptr_t skip_hi, uint64_t *hash)
+long mt_walk(const uint64_t **frames, size_t max, uintptr_t skip_lo, uintptr_t skip_hi,
+	     uint64_t *hash)
 {
 	const uintptr_t *fp = __builtin_frame_address(0);
 	struct regs r = { .rip = fp[1], .rsp = (uintptr_t)(fp + 2), .rbp = fp[0] };
-	uintptr_t ignored;
+	struct mt_memo_frame ignored;
 	while (r.rip >= skip_lo && r.rip < skip_hi) {
 		enum step s = step(&r, &ignored);
 		if (s != STEPPED) {
@@ -184,10 +228,9 @@ long mt_walk(uint64_t *frames, size_t max, uintptr_t skip_lo, uintptr_t skip_hi,
 	struct mt_stack_memo *m = mt_stack_memo();
 	if (!m)
 		return -1;
-	struct fresh fresh;
-	uint64_t *out_rip = fresh.rip;
-	struct mt_memo_frame *out = fresh.f;
-	uint32_t n = 0, from = 0, hashed = UINT32_MAX; /* m->f[hashed..n).hash still hold */
+	uint64_t *out_rip = m->fresh_rip;
+	struct mt_memo_frame *out = m->fresh;
+	uint32_t n = 0, from = 0, hashed = UINT32_MAX; /* m->f[hashed..n) hash and flags hold */
 	enum mt_memo_end end;
 	for (;;) {
 		if (r.rip < LOWEST_CODE) {
@@ -200,15 +243,18 @@ long mt_walk(uint64_t *frames, size_t max, uintptr_t skip_lo, uintptr_t skip_hi,
 			end = MT_MEMO_MAX;
 			break;
 		}
-		long p = out == fresh.f ? match(m, &from, &r) : -1;
+		long p = out == m->fresh ? match(m, &from, &r) : -1;
 		if (p >= 0) {
 			uint32_t rest = m->count - (uint32_t)p;
 			uint32_t take = rest < max - n ? rest : (uint32_t)(max - n);
-			if (n != (uint32_t)p) {
-				memmove(&m->rip[n], &m->rip[p], take * sizeof m->rip[0]);
-				memmove(&m->f[n], &m->f[p], take * sizeof m->f[0]);
+			ptrdiff_t start = m->rip - m->rip_space + p - n;
+			if (start < 0 || start > MT_STACK_FRAMES_MAX) {
+				start = MT_MEMO_HOME;
+				memmove(&m->rip_space[start + n], &m->rip[p], take * sizeof m->rip[0]);
+				memmove(&m->f_space[start + n], &m->f[p], take * sizeof m->f[0]);
 			}
-			settle(m, &fresh, n);
+			mt_memo_place(m, (uint32_t)start);
+			settle(m, n);
 			out_rip = m->rip;
 			out = m->f;
 			n += take;
@@ -221,8 +267,8 @@ long mt_walk(uint64_t *frames, size_t max, uintptr_t skip_lo, uintptr_t skip_hi,
 			}
 			/* The last walk stopped at its depth and this one is
 			 * shallower inside: walk on from its outermost frame. */
-			r = (struct regs){ m->rip[n - 1], m->f[n - 1].rsp, m->f[n - 1].rbp };
-			enum step s = step(&r, &m->f[n - 1].rbp_slot);
+			r = refresh_rbp(m, n - take, n, r.rbp);
+			enum step s = step(&r, &m->f[n - 1]);
 			if (s == ENDED) {
 				end = MT_MEMO_LAST;
 				break;
@@ -231,15 +277,9 @@ long mt_walk(uint64_t *frames, size_t max, uintptr_t skip_lo, uintptr_t skip_hi,
 				goto failed;
 			continue;
 		}
-		if (out == fresh.f && n == FRESH_MAX) {
-			/* Too many new frames to keep aside: no reuse this time. */
-			settle(m, &fresh, n);
-			out_rip = m->rip;
-			out = m->f;
-		}
 		out_rip[n] = r.rip;
-		out[n] = (struct mt_memo_frame){ r.rsp, r.rbp, 0, 0 };
-		enum step s = step(&r, &out[n].rbp_slot);
+		out[n] = (struct mt_memo_frame){ .rsp = r.rsp, .rbp = r.rbp };
+		enum step s = step(&r, &out[n]);
 		n++;
 		if (s == ENDED) {
 			end = MT_MEMO_LAST;
@@ -248,20 +288,17 @@ long mt_walk(uint64_t *frames, size_t max, uintptr_t skip_lo, uintptr_t skip_hi,
 		if (s == FAILED)
 			goto failed;
 	}
-	if (out == fresh.f)
-		settle(m, &fresh, n);
+	if (out == m->fresh) {
+		mt_memo_place(m, MT_MEMO_HOME);
+		settle(m, n);
+	}
 	m->count = n;
 	m->end = end;
-	if (hashed > n)
-		hashed = n;
-	uint64_t h = hashed < n ? m->f[hashed].hash : MT_STACK_HASH_SEED;
-	for (uint32_t i = hashed; i-- > 0;)
-		m->f[i].hash = h = mt_stack_hash_step(h, m->rip[i]);
-	*hash = h;
-	memcpy(frames, m->rip, n * sizeof *frames);
+	finish(m, hashed < n ? hashed : n, n, hash);
+	*frames = m->rip;
 	return (long)n;
 failed:
-	if (out != fresh.f)
+	if (out != m->fresh)
 		m->count = 0; /* partly overwritten */
 	return -1;
 }

@@ -21,9 +21,10 @@ int mt_walk_init(void);
 
 /* Return addresses of the calling thread's stack, outwards from the
  * walker's caller, the leading ones in [skip_lo, skip_hi) (the recorder's
- * own frames) left out and at most max kept, and their mt_stack_hash in
- * *hash.  Returns how many were kept, or -1 when a frame is not standard
- * (or no memo could be had). */
-long mt_walk(uint64_t *frames, size_t max, uintptr_t skip_lo, uintptr_t skip_hi, uint64_t *hash);
+ * own frames) left out and at most max kept, in the thread's memo, where
+ * *frames points; their mt_stack_hash in *hash.  Returns how many were
+ * kept, or -1 when a frame is not standard (or no memo could be had). */
+long mt_walk(const uint64_t **frames, size_t max, uintptr_t skip_lo, uintptr_t skip_hi,
+	     uint64_t *hash);
 
 #endif

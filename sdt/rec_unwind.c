@@ -20,6 +20,7 @@
 #include <libunwind.h>
 
 #include "rec_modules.h"
+#include "rec_stack_memo.h"
 #include "rec_stack_walk.h"
 #include "rec_text.h"
 #include "trace_format.h"
@@ -28,13 +29,12 @@
 #define NAME(sym) NAME_(sym)
 #define NAME_(sym) #sym
 
-/* Frames of the recorder at the top of every walk, at most: mt_unwind,
+/* Frames of the recorder at the top of every walk, at most: mt_unwind_whole,
  * the stack capture, the record maker, the wrapper. */
 #define OWN_FRAMES_MAX 8
 
 static int (*backtrace_fn)(void **, int);
-static uintptr_t own_start, own_end;
-static int walker;              /* our walker's rule cache is mapped */
+struct mt_unwind_setup mt_unwind_setup;
 
 static int find_own(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -43,8 +43,8 @@ static int find_own(struct dl_phdr_info *info, size_t size, void *arg)
 	mt_module_span(info, &lo, &hi);
 	if (here < lo || here >= hi)
 		return 0;
-	own_start = lo;
-	own_end = hi;
+	mt_unwind_setup.own_start = lo;
+	mt_unwind_setup.own_end = hi;
 	return 1;
 }
 
@@ -77,22 +77,23 @@ int mt_unwind_load(void)
 		return -1;
 	}
 	set_caching(*local, UNW_CACHE_PER_THREAD);
-	dl_iterate_phdr(find_own, (void *)(uintptr_t)mt_unwind);
-	walker = !libunwind_only() && mt_walk_init() == 0;
+	dl_iterate_phdr(find_own, (void *)(uintptr_t)mt_unwind_load);
+	mt_unwind_setup.walker = !libunwind_only() && mt_walk_init() == 0;
 	return 0;
 }
 
 static inline int own(const void *ip)
 {
-	return (uintptr_t)ip >= own_start && (uintptr_t)ip < own_end;
+	return (uintptr_t)ip >= mt_unwind_setup.own_start && (uintptr_t)ip < mt_unwind_setup.own_end;
 }
 
-size_t mt_unwind(uint64_t *frames, size_t max, uint64_t *hash)
+size_t mt_unwind_whole(const uint64_t **frames, size_t max, uint64_t *hash)
 {
 	assert(max <= MT_STACK_FRAMES_MAX);
-	long walked = walker ? mt_walk(frames, max, own_start, own_end, hash) : -1;
-	if (walked >= 0)
-		return (size_t)walked;
+	struct mt_stack_memo *m = mt_stack_memo();
+	if (!m)
+		return 0;
+	m->count = 0; /* no walk of ours to reuse: its frames are overwritten */
 	size_t want = max + OWN_FRAMES_MAX;
 	void *raw[want];
 	int n = backtrace_fn(raw, (int)want);
@@ -103,7 +104,8 @@ size_t mt_unwind(uint64_t *frames, size_t max, uint64_t *hash)
 	while (i < (size_t)n && own(raw[i]))
 		i++;
 	for (; i < (size_t)n && out < max; i++)
-		frames[out++] = (uintptr_t)raw[i];
-	*hash = mt_stack_hash(frames, out);
+		m->rip[out++] = (uintptr_t)raw[i];
+	*frames = m->rip;
+	*hash = mt_stack_hash(m->rip, out);
 	return out;
 }

@@ -16,15 +16,38 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rec_stack_walk.h"
+#include "visibility.h"
+
 /* Loads libunwind and finds our own code's address range.  0, or -1 after
  * printing why stacks cannot be recorded. */
 int mt_unwind_load(void);
 
+/* What mt_unwind_load found: the recorder's own code, left out of every
+ * stack, and whether our walker's rule cache is mapped. */
+struct mt_unwind_setup {
+	uintptr_t own_start, own_end;
+	int walker;
+};
+MT_HIDDEN extern struct mt_unwind_setup mt_unwind_setup;
+
+/* The whole stack by libunwind: what mt_unwind does when our walker
+ * cannot. */
+size_t mt_unwind_whole(const uint64_t **frames, size_t max, uint64_t *hash);
+
 /* Up to max return addresses of the calling thread, from the program's
  * call into the malloc family outwards: the recorder's own frames are left
- * out.  Returns how many, and their mt_stack_hash in *hash; 0 when the
- * stack could not be walked. */
-size_t mt_unwind(uint64_t *frames, size_t max, uint64_t *hash);
+ * out.  *frames points at them, in the thread's memo (rec_stack_memo.h),
+ * until the thread's next walk.  Returns how many, and their mt_stack_hash
+ * in *hash; 0 when the stack could not be walked.  Inline, so that the
+ * walk starts one frame of ours nearer the program. */
+static inline size_t mt_unwind(const uint64_t **frames, size_t max, uint64_t *hash)
+{
+	long n = mt_unwind_setup.walker
+			 ? mt_walk(frames, max, mt_unwind_setup.own_start, mt_unwind_setup.own_end, hash)
+			 : -1;
+	return n >= 0 ? (size_t)n : mt_unwind_whole(frames, max, hash);
+}
 
 /* A stack's hash is built from its outermost frame in, so that a walk
  * that reuses the outer part of the last one (rec_stack_memo.h) hashes

@@ -3,7 +3,9 @@
  * libunwind's (t-report-unwind.sh): stacks that grow and shrink between
  * consecutive calls (the walker reuses the outer part of the last one),
  * deeper than the recorded depth (64) and then shallower again, a frame
- * whose CFA is rbp-based (alloca), a signal handler that allocates (a
+ * whose CFA is rbp-based (alloca), frames that keep data in rbp (the
+ * walker does not compare what no CFA depends on) around and inside
+ * rbp-based ones, a signal handler that allocates (a
  * signal frame: the walker hands that stack to libunwind), and a second
  * thread doing the same.  Deterministic: the same calls in every run.
  */
@@ -40,6 +42,62 @@ static __attribute__((noinline)) void with_alloca(size_t n)
 	climb(3, n);
 }
 
+/* An rbp-based frame calling the allocation directly. */
+static __attribute__((noinline)) void alloca_leaf(size_t n)
+{
+	char *buf = alloca(n + 16);
+	buf[0] = 1;
+	sink = buf;
+	leaf(n);
+}
+
+/* Two callers of alloca_leaf whose frames differ in size, called from one
+ * call site (call_vias'): given sizes of alloca that differ by as much,
+ * alloca_leaf's call of leaf is made at the same rsp from either, with the
+ * same return addresses where the one walked before read them (the bigger
+ * frame's pad keeps the smaller one's), and only rbp tells the two stacks
+ * apart. */
+static __attribute__((noinline)) void via_small(size_t n)
+{
+	char pad[16];
+	pad[0] = (char)n;
+	sink = pad;
+	alloca_leaf(n);
+	sink = NULL;
+}
+
+static __attribute__((noinline)) void via_big(size_t n)
+{
+	char pad[16 + 64];
+	pad[0] = (char)n;
+	sink = pad;
+	alloca_leaf(n);
+	sink = NULL;
+}
+
+static void (*const vias[2])(size_t) = { via_small, via_big };
+
+static __attribute__((noinline)) void call_vias(size_t small_n)
+{
+	for (volatile int v = 0; v < 2; v++)
+		vias[v](v ? 64 : small_n);
+}
+
+/* Six values live across calls: without frame pointers, one of them is
+ * in rbp, different at every call, between the allocations below and the
+ * frames further out; the fast and alloca frames inside read their own. */
+static __attribute__((noinline)) long rbp_busy(long x)
+{
+	long a = x * 3, b = x ^ 5, c = x + 7, d = x * x, e = x - 11, g = x << 2;
+	leaf((size_t)(x & 63) + 1);
+	with_alloca((size_t)x % 50);
+	a += b * c;
+	leaf((size_t)(a & 31) + 2);
+	b += d - e;
+	with_alloca((size_t)(b & 15));
+	return a + b + c + d + e + g;
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -52,6 +110,8 @@ static void *work(void *arg)
 	for (int r = 0; r < rounds; r++) {
 		climb(r % 90, 16);   /* 0..89 levels: past 64 and back */
 		with_alloca((size_t)r % 200);
+		sink = (void *)rbp_busy(r * 7919L);
+		call_vias(64 + (size_t)(r % 9) * 16);
 		if (r % 25 == 0)
 			raise(SIGUSR1);
 	}

@@ -3,8 +3,9 @@
 # stacks as libunwind's unw_backtrace, call for call: programs built
 # without frame pointers, stacks that change a little between calls (the
 # walker reuses the last walk's outer part), deeper than the depth and
-# back, an rbp-based frame, a signal handler's allocations (handed to
-# libunwind) and a second thread; and with frame pointers.  Each program
+# back, an rbp-based frame, frames keeping data in rbp, a signal
+# handler's allocations (handed to libunwind) and a second thread; and
+# with frame pointers.  Each program
 # is recorded twice, MTRACE_UNWIND=own and MTRACE_UNWIND=libunwind, and
 # every allocating call's stack compared (function, file, line, and the
 # address within its page, which ASLR keeps).
@@ -61,6 +62,7 @@ same "$t_dir/bin/report_unwind" unwind
 grep -q "(63, 'climb'," own-unwind.txt || fail "no stack cut at 64 frames inside climb"
 grep -q "'on_signal'" own-unwind.txt || fail "no stack from the signal handler"
 grep -q "'with_alloca'" own-unwind.txt || fail "no stack through with_alloca"
+grep -q "'rbp_busy'" own-unwind.txt || fail "no stack through rbp_busy"
 "$CC" -O1 -g -fno-omit-frame-pointer -fno-builtin -pthread -o "$t_dir/bin/report_unwind_fp" \
 	"$top_srcdir/tests/report_unwind.c"
 same "$t_dir/bin/report_unwind_fp" unwind-fp
