@@ -58,17 +58,24 @@ static const char processes_header[] =
 struct live_block {
 	uint64_t ptr;        /* the key */
 	uint64_t ts_ns, seq, size, usable, stack;
-	uint32_t thread;     /* the trace's thread index: x->tids */
+	uint32_t thread;     /* the trace's thread index: x->threads */
 	uint8_t call;
 };
 
-/* A cell whose text is known before the walk (a call's name, a thread's
- * tid): rows copy a fixed 24 bytes and advance by len, rather than
+/* A cell whose text is known before the row (a call's name, a thread's
+ * tid and seq): rows copy a fixed 24 bytes and advance by len, rather than
  * calling strlen and a memcpy of unknown length (call names: 3.3% of an
  * export's instructions) or formatting the same number again. */
 struct cell_text {
 	char text[24];
 	size_t len;
+};
+
+/* A thread's tid, and the seq of its latest record: the next is one more,
+ * counted up in the text itself rather than formatted anew. */
+struct thread_cells {
+	struct cell_text tid, seq; /* seq.len 0 before the first record */
+	uint64_t seq_value;
 };
 
 struct exporter {
@@ -78,7 +85,7 @@ struct exporter {
 	struct u64map live;  /* struct live_block by address */
 	uint64_t nblocks;
 	struct cell_text ops[MT_CALL_COUNT + 1]; /* by call; the last for any other */
-	struct cell_text *tids;                  /* by thread index */
+	struct thread_cells *threads;            /* by thread index */
 };
 
 /* The cells' texts; 0, or -1 when out of memory. */
@@ -92,13 +99,30 @@ static int init_cells(struct exporter *x)
 		memcpy(o->text, name, o->len);
 	}
 	size_t n = mt_trace_threads(x->t);
-	if (!(x->tids = calloc(n ? n : 1, sizeof *x->tids)))
+	if (!(x->threads = calloc(n ? n : 1, sizeof *x->threads)))
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		struct cell_text *c = &x->tids[i];
+		struct cell_text *c = &x->threads[i].tid;
 		c->len = (size_t)(csv_u64(c->text, mt_trace_thread_tid(x->t, i), ',') - c->text) - 1;
 	}
 	return 0;
+}
+
+/* The text of seq, the thread's record being handled. */
+static inline const struct cell_text *seq_text(struct thread_cells *c, uint64_t seq)
+{
+	char *t = c->seq.text;
+	size_t i = c->seq.len;
+	if (i && seq == c->seq_value + 1) {
+		while (i && t[i - 1] == '9')
+			t[--i] = '0';
+		if (i)
+			t[i - 1]++;
+	}
+	if (!i) /* the first record, a gap, or one digit more */
+		c->seq.len = (size_t)(csv_u64(t, seq, ',') - t) - 1;
+	c->seq_value = seq;
+	return &c->seq;
 }
 
 /* c's text at p, then sep; p needs 25 bytes. */
@@ -124,10 +148,12 @@ static void block_row(struct exporter *x, const struct live_block *b, size_t fre
 	int freed = free_call && free_call != FREE_UNSEEN;
 	char *p = csv_gz_room(w, 10 * CSV_GZ_CELL_MAX + 64);
 	p = csv_u64(p, b->ptr, ',');
-	p = text_cell(p, &x->tids[b->thread], ',');
-	p = freed ? text_cell(p, &x->tids[free_thread], ',') : csv_null(p, ',');
+	p = text_cell(p, &x->threads[b->thread].tid, ',');
+	p = freed ? text_cell(p, &x->threads[free_thread].tid, ',') : csv_null(p, ',');
 	p = csv_u64(p, b->seq, ',');
-	p = freed ? csv_u64(p, free_seq, ',') : csv_null(p, ',');
+	/* a block ends at the record being handled, whose seq is its thread's */
+	assert(!freed || x->threads[free_thread].seq_value == free_seq);
+	p = freed ? text_cell(p, &x->threads[free_thread].seq, ',') : csv_null(p, ',');
 	p = csv_u64(p, b->ts_ns, ',');
 	p = freed ? csv_u64(p, free_ts_ns, ',') : csv_null(p, ',');
 	p = csv_u64(p, b->size, ',');
@@ -187,8 +213,8 @@ static void call_row(struct exporter *x, const struct mt_rec *r, size_t thread, 
 	char *p = csv_gz_room(w, 10 * CSV_GZ_CELL_MAX + 64);
 	unsigned f = mt_call_field_set(r->call);
 	int out = (f & MT_FIELD_OUT) && !(r->flags & MT_RF_NULL_OUT);
-	p = text_cell(p, &x->tids[thread], ',');
-	p = csv_u64(p, seq, ',');
+	p = text_cell(p, &x->threads[thread].tid, ',');
+	p = text_cell(p, seq_text(&x->threads[thread], seq), ',');
 	p = csv_u64(p, ts_ns, ',');
 	if (r->call == MT_CALL_EVENT) { /* rare: glibc's events */
 		const char *event = mt_event_name(r->event);
@@ -440,7 +466,7 @@ out:
 	symbols_close(s);
 	free(side);
 	if (x)
-		free(x->tids);
+		free(x->threads);
 	free(x);
 	mt_trace_close(t);
 	return rc ? 1 : 0;
