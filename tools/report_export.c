@@ -71,11 +71,17 @@ struct cell_text {
 	size_t len;
 };
 
+/* A number's cell kept for a later row that shows the same number. */
+struct kept_number {
+	struct cell_text cell; /* len 0 while none is kept */
+	uint64_t value;
+};
+
 /* A thread's tid, and the seq of its latest record: the next is one more,
  * counted up in the text itself rather than formatted anew. */
 struct thread_cells {
-	struct cell_text tid, seq; /* seq.len 0 before the first record */
-	uint64_t seq_value;
+	struct cell_text tid;
+	struct kept_number seq;
 };
 
 struct exporter {
@@ -86,6 +92,9 @@ struct exporter {
 	uint64_t nblocks;
 	struct cell_text ops[MT_CALL_COUNT + 1]; /* by call; the last for any other */
 	struct thread_cells *threads;            /* by thread index */
+	/* The record being handled's time and pointer passed in: the blocks
+	 * row of the block it ends shows them again. */
+	struct kept_number now_ts, now_ptr_in;
 };
 
 /* The cells' texts; 0, or -1 when out of memory. */
@@ -108,29 +117,43 @@ static int init_cells(struct exporter *x)
 	return 0;
 }
 
-/* The text of seq, the thread's record being handled. */
-static inline const struct cell_text *seq_text(struct thread_cells *c, uint64_t seq)
-{
-	char *t = c->seq.text;
-	size_t i = c->seq.len;
-	if (i && seq == c->seq_value + 1) {
-		while (i && t[i - 1] == '9')
-			t[--i] = '0';
-		if (i)
-			t[i - 1]++;
-	}
-	if (!i) /* the first record, a gap, or one digit more */
-		c->seq.len = (size_t)(csv_u64(t, seq, ',') - t) - 1;
-	c->seq_value = seq;
-	return &c->seq;
-}
-
 /* c's text at p, then sep; p needs 25 bytes. */
 static inline char *text_cell(char *p, const struct cell_text *c, char sep)
 {
 	memcpy(p, c->text, sizeof c->text);
 	p[c->len] = sep;
 	return p + c->len + 1;
+}
+
+/* v's cell at p, then sep, kept in k. */
+static inline char *keep_u64(char *p, struct kept_number *k, uint64_t v, char sep)
+{
+	k->cell.len = (size_t)(csv_u64(k->cell.text, v, ',') - k->cell.text) - 1;
+	k->value = v;
+	return text_cell(p, &k->cell, sep);
+}
+
+/* v's cell at p, then sep: k's text when it holds v. */
+static inline char *reuse_u64(char *p, const struct kept_number *k, uint64_t v, char sep)
+{
+	return k->cell.len && k->value == v ? text_cell(p, &k->cell, sep) : csv_u64(p, v, sep);
+}
+
+/* The text of seq, the thread's record being handled. */
+static inline const struct cell_text *seq_text(struct thread_cells *c, uint64_t seq)
+{
+	char *t = c->seq.cell.text;
+	size_t i = c->seq.cell.len;
+	if (i && seq == c->seq.value + 1) {
+		while (i && t[i - 1] == '9')
+			t[--i] = '0';
+		if (i)
+			t[i - 1]++;
+	}
+	if (!i) /* the first record, a gap, or one digit more */
+		c->seq.cell.len = (size_t)(csv_u64(t, seq, ',') - t) - 1;
+	c->seq.value = seq;
+	return &c->seq.cell;
 }
 
 static inline char *op_cell(char *p, const struct exporter *x, unsigned call, char sep)
@@ -147,15 +170,15 @@ static void block_row(struct exporter *x, const struct live_block *b, size_t fre
 	struct csv_gz *w = &x->blocks;
 	int freed = free_call && free_call != FREE_UNSEEN;
 	char *p = csv_gz_room(w, 10 * CSV_GZ_CELL_MAX + 64);
-	p = csv_u64(p, b->ptr, ',');
+	p = reuse_u64(p, &x->now_ptr_in, b->ptr, ',');
 	p = text_cell(p, &x->threads[b->thread].tid, ',');
 	p = freed ? text_cell(p, &x->threads[free_thread].tid, ',') : csv_null(p, ',');
 	p = csv_u64(p, b->seq, ',');
 	/* a block ends at the record being handled, whose seq is its thread's */
-	assert(!freed || x->threads[free_thread].seq_value == free_seq);
-	p = freed ? text_cell(p, &x->threads[free_thread].seq, ',') : csv_null(p, ',');
+	assert(!freed || x->threads[free_thread].seq.value == free_seq);
+	p = freed ? text_cell(p, &x->threads[free_thread].seq.cell, ',') : csv_null(p, ',');
 	p = csv_u64(p, b->ts_ns, ',');
-	p = freed ? csv_u64(p, free_ts_ns, ',') : csv_null(p, ',');
+	p = freed ? reuse_u64(p, &x->now_ts, free_ts_ns, ',') : csv_null(p, ',');
 	p = csv_u64(p, b->size, ',');
 	p = csv_u64(p, b->usable, ',');
 	p = b->stack ? csv_u64(p, b->stack, ',') : csv_null(p, ',');
@@ -215,7 +238,7 @@ static void call_row(struct exporter *x, const struct mt_rec *r, size_t thread, 
 	int out = (f & MT_FIELD_OUT) && !(r->flags & MT_RF_NULL_OUT);
 	p = text_cell(p, &x->threads[thread].tid, ',');
 	p = text_cell(p, seq_text(&x->threads[thread], seq), ',');
-	p = csv_u64(p, ts_ns, ',');
+	p = keep_u64(p, &x->now_ts, ts_ns, ',');
 	if (r->call == MT_CALL_EVENT) { /* rare: glibc's events */
 		const char *event = mt_event_name(r->event);
 		size_t n = strlen(event);
@@ -227,7 +250,7 @@ static void call_row(struct exporter *x, const struct mt_rec *r, size_t thread, 
 	}
 	p = f & MT_FIELD_SIZE ? csv_u64(p, mt_rec_requested(r), ',') : csv_null(p, ',');
 	p = f & MT_FIELD_ALIGN ? csv_u64(p, r->align, ',') : csv_null(p, ',');
-	p = f & MT_FIELD_IN && !(r->flags & MT_RF_NULL_IN) ? csv_u64(p, r->ptr_in, ',')
+	p = f & MT_FIELD_IN && !(r->flags & MT_RF_NULL_IN) ? keep_u64(p, &x->now_ptr_in, r->ptr_in, ',')
 							    : csv_null(p, ',');
 	p = out ? csv_u64(p, r->ptr_out, ',') : csv_null(p, ',');
 	p = out ? csv_u64(p, r->usable, ',') : csv_null(p, ',');
