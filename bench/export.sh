@@ -10,6 +10,10 @@
 # both hold the live set).  "Per core" is calls over CPU time (user + sys,
 # all threads: the export compresses in a thread per table); wall time is
 # printed beside it.  A last row exports every trace at once with --jobs=2.
+# The floor column is the compressor alone: the tables' CSV compressed
+# again by ISA-L's igzip -1 (Debian package isal), the same library and
+# level as the export, so calls over its CPU time is the most any gzip CSV
+# export of these rows could reach on this machine.
 # A benchmark: nothing here fails the build.
 #
 # Usage: bench/export.sh [--quick] [--only LIST] [--baseline DIR] [--builddir DIR] [--dir DIR]
@@ -47,6 +51,9 @@ Columns:
   rss MB          the export's peak RSS; leaks MB: mtrace-report --leaks's
   CSV B/call      bytes of CSV (before gzip) per call, all tables
   MB out          the gzip CSV written
+  gz B/c          bytes of gzip CSV per call
+  floor M/cpu s   calls per CPU second of igzip -1 alone on the same CSV
+                  (the ceiling set by compression; - without igzip)
   target          PASS when M/cpu s is 10 or more, else MISS
 EOF
 }
@@ -73,9 +80,12 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
+say() { echo "$me: $*" >&2; }
+
 pick_programs --only "$only"
 [ -d "$dir" ] && [ -w "$dir" ] || die "--dir: '$dir' is not a writable directory"
 [ -x /usr/bin/time ] || die "/usr/bin/time is missing (Debian package time; scripts/deps.sh bench)"
+command -v igzip >/dev/null || say "no igzip (Debian package isal; scripts/deps.sh bench): no floor column"
 if [ -n "$baseline" ]; then
 	[ -x "$baseline/tools/mtrace-report" ] || die "--baseline: no tools/mtrace-report in '$baseline'"
 	baseline=$(cd "$baseline" && pwd)
@@ -89,8 +99,6 @@ export MTRACE_LIBDIR="$B/sdt/.libs"
 work=$(mktemp -d "$dir/mtk-export.XXXXXX")
 work=$(cd "$work" && pwd)
 trap 'rm -rf "$work"' EXIT
-
-say() { echo "$me: $*" >&2; }
 
 # run LABEL CMD...: CMD under /usr/bin/time; "WALL USER SYS MAXRSS_KB" in
 # $work/LABEL.time.  Fails as CMD does.
@@ -107,14 +115,21 @@ row() {
 	leaks_kb=-
 	[ -n "$4" ] && leaks_kb=$(awk '{ print $4 }' "$work/$4.time")
 	csv=$(find "$5" -name '*.csv.gz' -exec cat {} + | gzip -dc | wc -c)
-	out=$(du -sb "$5" | cut -f1)
+	out=$(find "$5" -name '*.csv.gz' -exec cat {} + | wc -c)
+	floor=-
+	if command -v igzip >/dev/null; then
+		find "$5" -name '*.csv.gz' -exec cat {} + | gzip -dc |
+			/usr/bin/time -f '%U %S' -o "$work/floor.time" igzip -1 -c >/dev/null
+		floor=$(awk -v c="$2" '{ printf "%.2f", c / ($1 + $2) / 1e6 }' "$work/floor.time")
+	fi
 	awk -v n="$1" -v c="$2" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" -v l="$leaks_kb" \
-		-v csv="$csv" -v out="$out" 'BEGIN {
+		-v csv="$csv" -v out="$out" -v floor="$floor" 'BEGIN {
 		cpu = u + s
 		rate = cpu > 0 ? c / cpu / 1e6 : 0
-		printf "%-16s %10d %7.2f %7.2f %8.2f %9.2f %7.0f %8s %7.1f %7.0f %6s\n", n, c, w, cpu, rate,
-			(w > 0 ? c / w / 1e6 : 0), r / 1024, (l == "-" ? "-" : sprintf("%.0f", l / 1024)),
-			csv / c, out / 1048576, (rate >= 10 ? "PASS" : "MISS") }'
+		printf "%-16s %10d %7.2f %7.2f %8.2f %9.2f %7.0f %8s %7.1f %7.0f %6.1f %11s %6s\n", n, c, w,
+			cpu, rate, (w > 0 ? c / w / 1e6 : 0), r / 1024,
+			(l == "-" ? "-" : sprintf("%.0f", l / 1024)), csv / c, out / 1048576, out / c, floor,
+			(rate >= 10 ? "PASS" : "MISS") }'
 }
 
 traces='' total=0
@@ -136,8 +151,8 @@ done
 [ -n "$traces" ] || die "no program could be recorded"
 
 echo "mtrace-report --export on the real-program corpus; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-16s %10s %7s %7s %8s %9s %7s %8s %7s %7s %6s\n' trace calls wall_s cpu_s M/cpu_s \
-	M/wall_s rss_MB leaks_MB CSV_B/c MB_out target
+printf '%-16s %10s %7s %7s %8s %9s %7s %8s %7s %7s %6s %11s %6s\n' trace calls wall_s cpu_s M/cpu_s \
+	M/wall_s rss_MB leaks_MB CSV_B/c MB_out gz_B/c floor_M/cpu target
 while read -r p calls; do
 	say "$p: exporting"
 	run "$p.leaks" "$B/tools/mtrace-report" --leaks "$work/$p/t.mtr" || continue

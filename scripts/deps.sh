@@ -10,13 +10,14 @@
 #          (scripts/fuzz.sh), and node + npm (t-report-export.sh installs
 #          DuckDB's @duckdb/node-api from npm)
 #   bench: test + heaptrack and ltrace for side-by-side figures, /usr/bin/time,
-#          and the programs of the real-program corpus (bench/real.sh)
+#          the programs of the real-program corpus (bench/real.sh), and ISA-L's
+#          igzip (isal: bench/export.sh's compression floor)
 # Runs apt-get only when something is missing; uses sudo when not root.
 set -eu
 
 build="gcc g++ make autoconf automake libtool pkg-config systemtap-sdt-dev libunwind-dev libdw-dev libelf-dev libisal-dev"
 test="$build elfutils binutils systemtap bpftrace python3 chromium libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0 clang libclang-rt-dev nodejs npm"
-bench="$test heaptrack ltrace valgrind time perl sqlite3 git zstd"
+bench="$test heaptrack ltrace valgrind time perl sqlite3 git zstd isal"
 
 case "${1:-build}" in
 build) want=$build ;;
