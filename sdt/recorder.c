@@ -55,6 +55,46 @@ void mt_record_dropped(void)
 		__atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
 }
 
+/* With MTRACE_SPARSE_TIME=1: the time of r if it is to be stamped (the
+ * countdown then starts over), else 0. */
+static uint64_t sparse_time(struct mt_tls *t, const struct mt_rec *r)
+{
+	unsigned tick = __atomic_load_n(&mt_clock_tick, __ATOMIC_RELAXED);
+	int exact = mt_call_has_in(r->call) ||
+		    (mt_call_allocates(r->call) && r->ptr_out != t->last_freed);
+	if (!exact && __builtin_expect(--t->stamp_left != 0 && tick == t->tick, 1))
+		return 0;
+	t->stamp_left = mt_stamp_every;
+	t->tick = tick;
+	return mt_clock_ts();
+}
+
+void mt_record_slow(struct mt_rec r)
+{
+	struct mt_tls *t = &mt_tls;
+	if (t->busy) {
+		mt_record_dropped();
+		return;
+	}
+	t->busy = 1;
+	mt_compiler_barrier(); /* a signal handler from here on sees busy */
+	/* A stamp's moment is now, before a stack walk that may take long:
+	 * another thread may already be handed the block this call freed. */
+	int sparse = mt_stamp_every != 1;
+	uint64_t ts = sparse ? sparse_time(t, &r) : mt_clock_ts();
+	if (mt_call_allocates(r.call) && mt_stack_depth)
+		r.stack = mt_stack_capture();
+	unsigned e = __atomic_load_n(&mt_rec_epoch, __ATOMIC_RELAXED);
+	if ((!e || e != t->epoch || t->cur > t->limit) && !mt_record_window(t, e))
+		goto out;
+	mt_record_commit(t, &r, ts, ts != 0);
+	if (sparse)
+		t->last_freed = mt_call_has_in(r.call) ? r.ptr_in : 0;
+out:
+	mt_compiler_barrier();
+	t->busy = 0;
+}
+
 /* ---- the trace file's life ---- */
 
 /* A new recording of the open file: threads see the new number on their

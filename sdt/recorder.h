@@ -52,18 +52,35 @@ uint8_t *mt_record_table_window(unsigned serial, uint32_t *size);
  * (docs/BENCHMARKS.md), so one in 32 costs 0.3 ns a call. */
 #define MT_STAMP_EVERY 32
 
-/* The time of a record that is to be stamped; the countdown starts over. */
-static inline uint64_t mt_record_stamp_time(struct mt_tls *t, unsigned tick)
+/*
+ * Encodes r, stamped at ts if `stamp`, at the thread's window position and
+ * commits it.  The thread is busy and its window open.
+ */
+static inline __attribute__((always_inline)) void mt_record_commit(struct mt_tls *t,
+								     struct mt_rec *r, uint64_t ts,
+								     int stamp)
 {
-	t->stamp_left = mt_stamp_every;
-	t->tick = tick;
-	return mt_clock_ts();
+	/* TSCs of two cores may disagree a little, and a window opened after
+	 * the stamp was read. */
+	r->ts = ts > t->codec.last_ts ? ts : t->codec.last_ts;
+	uint8_t head;
+	size_t n = mt_rec_encode(t->cur, &t->codec, r, stamp, &head);
+	/* The commit: until this byte is non-zero the record does not exist. */
+	__atomic_store_n(t->cur, head, __ATOMIC_RELEASE);
+	t->cur += n;
+	t->count++;
 }
+
+/* mt_record's slow path, out of line: the thread is re-entering, a window
+ * is to be opened or asked for, a stack is to be walked, or stamps are
+ * sparse.  r is passed by value so that the fast path never stores it. */
+void mt_record_slow(struct mt_rec r);
 
 /*
  * Appends r to the calling thread's window.  Inline, so that with the call
  * type known at the call site the encoder keeps only that call's fields
- * and the record never exists in memory.
+ * and the record never exists in memory.  The fast path calls nothing, so
+ * in the wrapper it needs no register saved beyond the wrapper's own.
  *
  * Time: by default every record is stamped (mt_stamp_every is 1).  With
  * MTRACE_SPARSE_TIME=1, a call that passes a block in (free, realloc...)
@@ -80,55 +97,50 @@ static inline uint64_t mt_record_stamp_time(struct mt_tls *t, unsigned tick)
  * but an entry goes stale once its block passes through another thread,
  * and trace2wl then paired frees wrongly on tests/conv_handoff.)
  *
- * Cost, window open: a TLS busy flag set and cleared, the countdown and the
- * tick compared, one relaxed load of the global state, three compares, the
- * varint stores (6-7 bytes on average) into a page already mapped and
- * faulted in by the helper (rec_helper.h), and the head byte stored last,
- * which on x86 is a plain store.  No lock, no atomic read-modify-write, no
- * syscall, no allocation.  With MTRACE_STACKS an allocating call adds its
- * stack walk and table probe (rec_stack.c): about 600 instructions for a
+ * Cost, window open: a TLS busy flag set and cleared, one relaxed load of
+ * the global state and of the stamp and stack settings, four compares,
+ * rdtsc, the packed fields' stores (one 8-byte store each, 7-8 bytes a
+ * record on alloc_heavy) into a page already mapped and faulted in by the
+ * helper (rec_helper.h), and the head byte stored last, which on x86 is a
+ * plain store: about 60 instructions for malloc, 45 for free (callgrind,
+ * bench/recorder.sh).  No lock, no atomic read-modify-write, no syscall,
+ * no allocation.  With MTRACE_STACKS an allocating call adds its stack
+ * walk and table probe (rec_stack.c): about 600 instructions for a
  * 5-frame stack seen before (callgrind, bench/alloc_heavy).
  *
  * Re-entry: calls that arrive while this thread is inside the recorder -
  * from our own use of libc, or from a signal handler that interrupted a
  * record - go straight to the allocator and are counted as dropped.
  */
+static inline __attribute__((always_inline)) int mt_record_fast_ok(struct mt_tls *t, unsigned e,
+								      unsigned call)
+{
+	return __builtin_expect(!t->busy && mt_stamp_every == 1 &&
+					!(mt_call_allocates(call) && t->codec.stacks) &&
+					e == t->epoch && t->cur <= t->limit,
+				1);
+}
+
+/* mt_record's fast path, where mt_record_fast_ok says so. */
+static inline __attribute__((always_inline)) void mt_record_fast(struct mt_tls *t, struct mt_rec *r)
+{
+	t->busy = 1;
+	mt_compiler_barrier(); /* a signal handler from here on sees busy */
+	if (mt_call_allocates(r->call) && t->codec.stacks)
+		__builtin_unreachable(); /* mt_record_fast_ok: the encoder knows too */
+	mt_record_commit(t, r, mt_clock_ts(), 1);
+	mt_compiler_barrier();
+	t->busy = 0;
+}
+
 static inline __attribute__((always_inline)) void mt_record(struct mt_rec *r)
 {
 	struct mt_tls *t = &mt_tls;
-	if (t->busy) {
-		mt_record_dropped();
-		return;
-	}
-	t->busy = 1;
-	mt_compiler_barrier(); /* a signal handler from here on sees busy */
-	/* A stamp's moment is now, before a stack walk that may take long:
-	 * another thread may already be handed the block this call freed. */
-	uint64_t ts = 0;
-	unsigned tick = __atomic_load_n(&mt_clock_tick, __ATOMIC_RELAXED);
-	int exact = mt_call_has_in(r->call) ||
-		    (mt_call_allocates(r->call) && r->ptr_out != t->last_freed);
-	if (exact || __builtin_expect(--t->stamp_left == 0 || tick != t->tick, 0))
-		ts = mt_record_stamp_time(t, tick);
-	if (mt_call_allocates(r->call) && mt_stack_depth)
-		r->stack = mt_stack_capture(); /* off: one load and a branch */
 	unsigned e = __atomic_load_n(&mt_rec_epoch, __ATOMIC_RELAXED);
-	if (__builtin_expect(!e || e != t->epoch || t->cur > t->limit, 0) &&
-	    !mt_record_window(t, e))
-		goto out;
-	/* TSCs of two cores may disagree a little, and a window opened after
-	 * the stamp was read. */
-	r->ts = ts > t->codec.last_ts ? ts : t->codec.last_ts;
-	uint8_t head;
-	size_t n = mt_rec_encode(t->cur, &t->codec, r, ts != 0, &head);
-	/* The commit: until this byte is non-zero the record does not exist. */
-	__atomic_store_n(t->cur, head, __ATOMIC_RELEASE);
-	t->last_freed = mt_call_has_in(r->call) ? r->ptr_in : 0;
-	t->cur += n;
-	t->count++;
-out:
-	mt_compiler_barrier();
-	t->busy = 0;
+	if (e && mt_record_fast_ok(t, e, r->call))
+		mt_record_fast(t, r);
+	else
+		mt_record_slow(*r);
 }
 
 /* Records an MT_CALL_EVENT record (enum mt_event) in the calling thread. */
