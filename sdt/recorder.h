@@ -47,10 +47,46 @@ uint8_t *mt_record_table_window(unsigned serial, uint32_t *size);
 
 #define mt_compiler_barrier() __asm__ volatile("" ::: "memory")
 
-/* Records between stamps with MTRACE_SPARSE_TIME=1 (every record is
- * stamped by default): rdtsc costs ~10 ns on the VMs measured
- * (docs/BENCHMARKS.md), so one in 32 costs 0.3 ns a call. */
-#define MT_STAMP_EVERY 32
+/*
+ * The block owner table: for each slot (block addresses hashed by their
+ * bits 4-15), the token (mt_tls.token) of the thread whose allocation of
+ * a block there was last seen, recorded or not.  What it proves: when a
+ * thread's allocation returns the block its previous record freed and the
+ * slot still holds the thread's own token, no other thread allocated that
+ * block in between (it would have written its token, before its own free
+ * of the block, which the allocator's lock or atomics order before this
+ * thread's allocation of it; only this thread writes its token, and it
+ * made no call in between).  A collision only writes another token: the
+ * allocation is then stamped.  16 KiB, one relaxed store an allocation.
+ */
+#define MT_OWNER_SLOTS 4096
+MT_HIDDEN extern uint32_t mt_block_owner[MT_OWNER_SLOTS];
+
+static inline uint32_t *mt_owner_slot(uint64_t block)
+{
+	return &mt_block_owner[(block >> 4) & (MT_OWNER_SLOTS - 1)];
+}
+
+/*
+ * Whether r is to be stamped, and for an allocating call the claim on its
+ * block in the owner table.  Not stamped, unless MTRACE_PRECISE_TIME=1:
+ * an allocation with a stamp bit (not realloc) that returns the block its
+ * thread's previous record freed, with the block's owner slot still the
+ * thread's.  Its time is then the free's stamp (or its window's base
+ * time), and nothing another thread did to the block lies between the
+ * two: trace2wl pairs its frees as with a stamp (tests/conv_handoff).
+ */
+static inline __attribute__((always_inline)) int mt_record_stamped(struct mt_tls *t,
+								     const struct mt_rec *r)
+{
+	if (!mt_call_allocates(r->call))
+		return 1;
+	uint32_t *owner = mt_owner_slot(r->ptr_out);
+	int reuse = mt_stamp_bit(r->call) && r->ptr_out && r->ptr_out == t->last_freed &&
+		    __atomic_load_n(owner, __ATOMIC_RELAXED) == t->token && !mt_precise_time;
+	__atomic_store_n(owner, t->token, __ATOMIC_RELAXED);
+	return !reuse;
+}
 
 /*
  * Encodes r, stamped at ts if `stamp`, at the thread's window position and
@@ -72,8 +108,8 @@ static inline __attribute__((always_inline)) void mt_record_commit(struct mt_tls
 }
 
 /* mt_record's slow path, out of line: the thread is re-entering, a window
- * is to be opened or asked for, a stack is to be walked, or stamps are
- * sparse.  r is passed by value so that the fast path never stores it. */
+ * is to be opened or asked for, or a stack is to be walked.  r is passed
+ * by value so that the fast path never stores it. */
 void mt_record_slow(struct mt_rec r);
 
 /*
@@ -82,20 +118,13 @@ void mt_record_slow(struct mt_rec r);
  * and the record never exists in memory.  The fast path calls nothing, so
  * in the wrapper it needs no register saved beyond the wrapper's own.
  *
- * Time: by default every record is stamped (mt_stamp_every is 1).  With
- * MTRACE_SPARSE_TIME=1, a call that passes a block in (free, realloc...)
- * is stamped (rdtsc), and so is every allocation but one that returns the
- * block its thread's previous record released, unless mt_stamp_every
- * records went by since the last stamp or the helper's clock ticked (every
- * 1 ms).  That one - a thread taking straight back the block it just
- * freed, as in a malloc/free loop - carries the last stamp's time
- * (docs/FORMAT.md).  Not safe in general, hence not the default: another
- * thread may take the block and free it between the two calls, and its
- * calls then read as after the carried time, so trace2wl pairs the frees
- * wrongly (tests/conv_handoff, about one run in ten).  (Allowing any block of a table of
- * the thread's recent frees stamped a fifth fewer records on alloc_heavy,
- * but an entry goes stale once its block passes through another thread,
- * and trace2wl then paired frees wrongly on tests/conv_handoff.)
+ * Time: every record is stamped but an allocation that mt_record_stamped
+ * shows no other thread can have come between (a malloc/free loop's
+ * malloc), which carries its thread's free's time: one rdtsc less.  With
+ * MTRACE_PRECISE_TIME=1 every record is stamped.  (Version 3's
+ * MTRACE_SPARSE_TIME=1 left the same allocations unstamped without the
+ * owner table, and trace2wl paired frees wrongly when another thread took
+ * the block in between: tests/conv_handoff, about one run in ten.)
  *
  * Cost, window open: a TLS busy flag set and cleared, one relaxed load of
  * the global state and of the stamp and stack settings, four compares,
@@ -115,8 +144,7 @@ void mt_record_slow(struct mt_rec r);
 static inline __attribute__((always_inline)) int mt_record_fast_ok(struct mt_tls *t, unsigned e,
 								      unsigned call)
 {
-	return __builtin_expect(!t->busy && mt_stamp_every == 1 &&
-					!(mt_call_allocates(call) && t->codec.stacks) &&
+	return __builtin_expect(!t->busy && !(mt_call_allocates(call) && t->codec.stacks) &&
 					e == t->epoch && t->cur <= t->limit,
 				1);
 }
@@ -128,7 +156,9 @@ static inline __attribute__((always_inline)) void mt_record_fast(struct mt_tls *
 	mt_compiler_barrier(); /* a signal handler from here on sees busy */
 	if (mt_call_allocates(r->call) && t->codec.stacks)
 		__builtin_unreachable(); /* mt_record_fast_ok: the encoder knows too */
-	mt_record_commit(t, r, mt_clock_ts(), 1);
+	int stamp = mt_record_stamped(t, r);
+	mt_record_commit(t, r, stamp ? mt_clock_ts() : 0, stamp);
+	t->last_freed = mt_call_has_in(r->call) ? r->ptr_in : 0;
 	mt_compiler_barrier();
 	t->busy = 0;
 }
