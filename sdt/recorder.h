@@ -48,8 +48,8 @@ uint8_t *mt_record_table_window(unsigned serial, uint32_t *size);
 #define mt_compiler_barrier() __asm__ volatile("" ::: "memory")
 
 /*
- * The block owner table: for each slot (block addresses hashed by their
- * bits 4-15), the token (mt_tls.token) of the thread whose allocation of
+ * The block owner table: for each slot (block addresses hashed from their
+ * bits 4 up), the token (mt_tls.token) of the thread whose allocation of
  * a block there was last seen, recorded or not.  What it proves: when a
  * thread's allocation returns the block its previous record freed and the
  * slot still holds the thread's own token, no other thread allocated that
@@ -57,14 +57,17 @@ uint8_t *mt_record_table_window(unsigned serial, uint32_t *size);
  * of the block, which the allocator's lock or atomics order before this
  * thread's allocation of it; only this thread writes its token, and it
  * made no call in between).  A collision only writes another token: the
- * allocation is then stamped.  16 KiB, one relaxed store an allocation.
+ * allocation is then stamped.  16 KiB; a load an allocation, and a store
+ * when the slot was another thread's (or free).
  */
 #define MT_OWNER_SLOTS 4096
 MT_HIDDEN extern uint32_t mt_block_owner[MT_OWNER_SLOTS];
 
 static inline uint32_t *mt_owner_slot(uint64_t block)
 {
-	return &mt_block_owner[(block >> 4) & (MT_OWNER_SLOTS - 1)];
+	/* Higher bits folded in: blocks at the same offset in two threads'
+	 * heaps (64 MiB apart) must not share a slot, written by both. */
+	return &mt_block_owner[((block >> 4) ^ (block >> 16) ^ (block >> 28)) & (MT_OWNER_SLOTS - 1)];
 }
 
 /*
@@ -82,10 +85,11 @@ static inline __attribute__((always_inline)) int mt_record_stamped(struct mt_tls
 	if (!mt_call_allocates(r->call))
 		return 1;
 	uint32_t *owner = mt_owner_slot(r->ptr_out);
-	int reuse = mt_stamp_bit(r->call) && r->ptr_out && r->ptr_out == t->last_freed &&
-		    __atomic_load_n(owner, __ATOMIC_RELAXED) == t->token && !mt_precise_time;
-	__atomic_store_n(owner, t->token, __ATOMIC_RELAXED);
-	return !reuse;
+	int mine = __atomic_load_n(owner, __ATOMIC_RELAXED) == t->token;
+	if (!mine) /* a slot already ours is not written: its line stays shared */
+		__atomic_store_n(owner, t->token, __ATOMIC_RELAXED);
+	return !(mine && mt_stamp_bit(r->call) && r->ptr_out && r->ptr_out == t->last_freed &&
+		 !mt_precise_time);
 }
 
 /*
