@@ -37,7 +37,7 @@ extern char **environ;
 unsigned mt_rec_epoch = MT_EPOCH_UNDECIDED;
 unsigned mt_rec_glibc_mask;
 int mt_precise_time;
-uint32_t mt_block_owner[MT_OWNER_SLOTS];
+struct mt_owner mt_block_owner[MT_OWNER_SLOTS];
 static uint32_t last_token;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;

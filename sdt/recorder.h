@@ -48,26 +48,36 @@ uint8_t *mt_record_table_window(unsigned serial, uint32_t *size);
 #define mt_compiler_barrier() __asm__ volatile("" ::: "memory")
 
 /*
- * The block owner table: for each slot (block addresses hashed from their
- * bits 4 up), the token (mt_tls.token) of the thread whose allocation of
- * a block there was last seen, recorded or not.  What it proves: when a
+ * The block owner table: for each slot (1 MiB regions of the address
+ * space, hashed), the token (mt_tls.token) of the thread whose allocation
+ * of a block there was last seen, recorded or not.  What it proves: when a
  * thread's allocation returns the block its previous record freed and the
  * slot still holds the thread's own token, no other thread allocated that
  * block in between (it would have written its token, before its own free
  * of the block, which the allocator's lock or atomics order before this
  * thread's allocation of it; only this thread writes its token, and it
- * made no call in between).  A collision only writes another token: the
- * allocation is then stamped.  16 KiB; a load an allocation, and a store
- * when the slot was another thread's (or free).
+ * made no call in between).  Another thread's allocation nearby, or a
+ * collision, only writes another token: the allocation is then stamped.
+ *
+ * A slot covers a region, not a block, and has a cache line of its own:
+ * threads allocate from heaps of their own (glibc's arenas), so each
+ * thread's stores stay in lines of its own, in its core's cache.  A slot
+ * per block (4096 of them, 16 to a line) made two threads of alloc_heavy
+ * write the same lines all the time: 12 ns a call more.  16 KiB; a store
+ * an allocation, to a line the thread wrote last, or a load for the
+ * allocation of a block its thread just freed.
  */
-#define MT_OWNER_SLOTS 4096
-MT_HIDDEN extern uint32_t mt_block_owner[MT_OWNER_SLOTS];
+#define MT_OWNER_SLOTS 256
+#define MT_OWNER_REGION_SHIFT 20
+struct mt_owner {
+	uint32_t token;
+} __attribute__((aligned(64)));
+MT_HIDDEN extern struct mt_owner mt_block_owner[MT_OWNER_SLOTS];
 
 static inline uint32_t *mt_owner_slot(uint64_t block)
 {
-	/* Higher bits folded in: blocks at the same offset in two threads'
-	 * heaps (64 MiB apart) must not share a slot, written by both. */
-	return &mt_block_owner[((block >> 4) ^ (block >> 16) ^ (block >> 28)) & (MT_OWNER_SLOTS - 1)];
+	uint64_t region = block >> MT_OWNER_REGION_SHIFT;
+	return &mt_block_owner[(region ^ (region >> 8) ^ (region >> 16)) & (MT_OWNER_SLOTS - 1)].token;
 }
 
 /*
@@ -85,11 +95,14 @@ static inline __attribute__((always_inline)) int mt_record_stamped(struct mt_tls
 	if (!mt_call_allocates(r->call))
 		return 1;
 	uint32_t *owner = mt_owner_slot(r->ptr_out);
-	int mine = __atomic_load_n(owner, __ATOMIC_RELAXED) == t->token;
-	if (!mine) /* a slot already ours is not written: its line stays shared */
-		__atomic_store_n(owner, t->token, __ATOMIC_RELAXED);
-	return !(mine && mt_stamp_bit(r->call) && r->ptr_out && r->ptr_out == t->last_freed &&
-		 !mt_precise_time);
+	/* Read only for a block the thread just freed: a load of a line the
+	 * other core wrote waits for it, a store does not.  Not written when
+	 * it is the thread's already: its line stays shared. */
+	if (r->ptr_out && r->ptr_out == t->last_freed &&
+	    __atomic_load_n(owner, __ATOMIC_RELAXED) == t->token)
+		return !mt_stamp_bit(r->call) || mt_precise_time;
+	__atomic_store_n(owner, t->token, __ATOMIC_RELAXED);
+	return 1;
 }
 
 /*
