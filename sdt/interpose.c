@@ -135,8 +135,8 @@ ALWAYS_INLINE void free_enter(struct mt_glibc_probe_state *gs, unsigned call, vo
 	}                                                                                 \
 	RECORD_MAKER void *name##_record(void *p, size_t size)                            \
 	{                                                                                 \
-		return record_fast((struct mt_rec){ .call = CALL, .ptr_out = U(p),   \
-							  .size = size })                 \
+		return record_fast((struct mt_rec){ .call = CALL, .ptr_out = U(p),        \
+							    .size = size })               \
 			       ? p                                                        \
 			       : name##_record_slow(p, size);                             \
 	}                                                                                 \
@@ -167,8 +167,8 @@ ALWAYS_INLINE void free_enter(struct mt_glibc_probe_state *gs, unsigned call, vo
 	}                                                                                 \
 	RECORD_MAKER void *name##_record(void *p, size_t field, size_t size)              \
 	{                                                                                 \
-		return record_fast((struct mt_rec){ .call = CALL, .ptr_out = U(p),   \
-							  .field = field, .size = size }) \
+		return record_fast((struct mt_rec){ .call = CALL, .ptr_out = U(p),        \
+							    .field = field, .size = size }) \
 			       ? p                                                        \
 			       : name##_record_slow(p, field, size);                      \
 	}                                                                                 \
@@ -205,7 +205,8 @@ MT_EXPORT void free(void *ptr)
 	if (mt_in_boot_arena(ptr))
 		return;
 	if (mt_watched() &&
-	    (mt_deriving() || !record_fast((struct mt_rec){ .call = MT_CALL_FREE, .ptr_in = U(ptr) })))
+	    (mt_deriving() ||
+	     !record_fast((struct mt_rec){ .call = MT_CALL_FREE, .ptr_in = U(ptr) })))
 		free_watched(ptr);
 	else
 		mt_next.free(ptr);
@@ -233,7 +234,7 @@ WATCHED void *realloc_record_slow(void *p, void *old, size_t size)
 RECORD_MAKER void *realloc_record(void *p, void *old, size_t size)
 {
 	return record_fast((struct mt_rec){ .call = MT_CALL_REALLOC, .ptr_out = U(p),
-						  .ptr_in = U(old), .size = size })
+					    .ptr_in = U(old), .size = size })
 		       ? p
 		       : realloc_record_slow(p, old, size);
 }

@@ -77,7 +77,8 @@ MT_HIDDEN extern struct mt_owner mt_block_owner[MT_OWNER_SLOTS];
 static inline uint32_t *mt_owner_slot(uint64_t block)
 {
 	uint64_t region = block >> MT_OWNER_REGION_SHIFT;
-	return &mt_block_owner[(region ^ (region >> 8) ^ (region >> 16)) & (MT_OWNER_SLOTS - 1)].token;
+	uint64_t slot = (region ^ (region >> 8) ^ (region >> 16)) & (MT_OWNER_SLOTS - 1);
+	return &mt_block_owner[slot].token;
 }
 
 /*
