@@ -92,9 +92,9 @@ check_targets() {
 	verdict "recording adds <= 15 ns per call (#15), wall time, trace kept on disk" \
 		"$(holds 'a <= 15 && b <= 15' a="$k1" b="$k2")" \
 		"$k1 ns (1 thread), $k2 ns (2 threads); cpu $(cpu_added_of rec-disk 1), $(cpu_added_of rec-disk 2)"
-	p1=$(cpu_added_of rec-sparse 1) p2=$(cpu_added_of rec-sparse 2)
-	printf '  ----  for comparison, MTRACE_SPARSE_TIME=1 (tmpfs, cpu): %s ns (1 thread), %s ns (2 threads); callgrind %s instr/call\n' \
-		"$p1" "$p2" "$(ir_added rec-sparse)"
+	p1=$(cpu_added_of rec-precise 1) p2=$(cpu_added_of rec-precise 2)
+	printf '  ----  for comparison, MTRACE_PRECISE_TIME=1 (tmpfs, cpu): %s ns (1 thread), %s ns (2 threads); callgrind %s instr/call\n' \
+		"$p1" "$p2" "$(ir_added rec-precise)"
 	for t in 1 2; do
 		d=$(added_of rec-disk "$t") h=$(added_of heaptrack "$t") g=$(added_of mtrace "$t")
 		verdict "trace kept on disk, $t thread(s): >= 5x cheaper than heaptrack (wall)" \
@@ -141,7 +141,7 @@ ratio_of() {
 # of rec-shm is the recorder's fast path per call.
 where_instructions() {
 	command -v callgrind_annotate >/dev/null || return 0
-	for c in markers rec-shm rec-sparse; do
+	for c in markers rec-shm rec-precise; do
 		[ -s "$work/cg.$c" ] || continue
 		echo "Per call in the kit's code, $c (callgrind, self cost, 1 thread):"
 		echo "    instr  mispred  file:function"

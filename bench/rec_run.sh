@@ -9,14 +9,14 @@
 # recorder: it creates a new file (O_EXCL) and reserves each window with
 # fallocate, so /dev/shm is its warm regime; floor-warm shows what is left
 # of a recorder's cost once no page has to be allocated.
-all_contenders="untraced markers rec-shm rec-sparse rec-disk rec-stacks floor-shm floor-warm floor-disk heaptrack mtrace"
+all_contenders="untraced markers rec-shm rec-precise rec-disk rec-stacks floor-shm floor-warm floor-disk heaptrack mtrace"
 
 describe_contender() {
 	case $1 in
 	untraced) echo "the program alone" ;;
 	markers) echo "LD_PRELOAD=libmtrace.so, recorder off: interposer and SDT markers" ;;
 	rec-shm) echo "recording, trace on tmpfs (/dev/shm): pages warm, no writeback" ;;
-	rec-sparse) echo "recording with MTRACE_SPARSE_TIME=1 (experimental: fewer rdtsc), on tmpfs" ;;
+	rec-precise) echo "recording with MTRACE_PRECISE_TIME=1 (every record stamped: one rdtsc a call), on tmpfs" ;;
 	rec-disk) echo "recording, trace kept on disk ($diskdir)" ;;
 	rec-stacks) echo "recording with MTRACE_STACKS=64 (call stacks: our walker, libunwind for what it cannot take), kept on disk" ;;
 	floor-shm) echo "bare 32-byte records per thread window, fresh tmpfs pages" ;;
@@ -121,8 +121,8 @@ run_contender() {
 	untraced) go "$prog" $args ;;
 	markers) go LD_PRELOAD="$mtlib" "$prog" $args ;;
 	rec-shm) go LD_PRELOAD="$mtlib" MTRACE_CTL_FILE="$shmdir/rec" "$prog" $args ;;
-	rec-sparse)
-		go LD_PRELOAD="$mtlib" MTRACE_SPARSE_TIME=1 MTRACE_CTL_FILE="$shmdir/rec" "$prog" $args ;;
+	rec-precise)
+		go LD_PRELOAD="$mtlib" MTRACE_PRECISE_TIME=1 MTRACE_CTL_FILE="$shmdir/rec" "$prog" $args ;;
 	rec-disk) go LD_PRELOAD="$mtlib" MTRACE_CTL_FILE="$diskwork/rec" "$prog" $args ;;
 	rec-stacks)
 		go LD_PRELOAD="$mtlib" MTRACE_STACKS=64 MTRACE_CTL_FILE="$diskwork/rec" "$prog" $args ;;
@@ -173,13 +173,13 @@ trace_bytes() {
 count_instructions() {
 	command -v valgrind >/dev/null || { echo "$me: no valgrind: no instruction counts" >&2; return 0; }
 	t=1
-	for c in untraced markers rec-shm rec-sparse rec-stacks floor-shm; do
+	for c in untraced markers rec-shm rec-precise rec-stacks floor-shm; do
 		available "$c" || continue
 		case $c in
 		untraced) set -- ;;
 		markers) set -- LD_PRELOAD="$mtlib" ;;
 		rec-shm) set -- LD_PRELOAD="$mtlib" MTRACE_CTL_FILE="$shmdir/rec" ;;
-		rec-sparse) set -- LD_PRELOAD="$mtlib" MTRACE_SPARSE_TIME=1 MTRACE_CTL_FILE="$shmdir/rec" ;;
+		rec-precise) set -- LD_PRELOAD="$mtlib" MTRACE_PRECISE_TIME=1 MTRACE_CTL_FILE="$shmdir/rec" ;;
 		rec-stacks) set -- LD_PRELOAD="$mtlib" MTRACE_STACKS=64 MTRACE_CTL_FILE="$shmdir/rec" ;;
 		floor-shm) set -- LD_PRELOAD="$floorlib" FLOOR_FILE="$shmdir/floor" ;;
 		esac

@@ -41,9 +41,11 @@ struct mt_trace_info {
 	uint32_t stop_reason;   /* enum mt_stop_reason; codes past it are kept as read */
 	uint64_t stop_records;  /* records before an early stop */
 	uint32_t stack_depth; /* v2 with MT_FHF_STACKS: most frames a stack holds */
-	/* How precise a record's time is (v3; 1 and 0 in older traces): at most
-	 * stamp_every records after a stamp, or stamp_tick_ns after it while the
-	 * recorder's clock tick ran, comes the next one; 0 says no bound. */
+	/* How precise a record's time is (v3; 1 and 0 in older traces): an
+	 * unstamped record comes less than stamp_every records after a stamp
+	 * (2 by default in v4: it directly follows one), or (v3) less than
+	 * stamp_tick_ns after it while the recorder's clock tick ran; 0 says
+	 * no bound. */
 	uint32_t stamp_every, stamp_tick_ns;
 	char allocator_name[33];
 	char exe[MT_FH_EXE_MAX];

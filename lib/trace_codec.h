@@ -1,12 +1,13 @@
 /*
- * trace_codec.h - encode and decode one trace record (format version 3,
- * and the records of version 2 for reading).
+ * trace_codec.h - encode and decode one trace record (format version 4,
+ * and the records of versions 1 to 3 for reading).
  *
  * The encoder runs on the recorder's hot path inside the traced program, so
  * it is inline, branch-light and never allocates.  The decoder is its exact
  * mirror and is the only code that turns record bytes back into calls.
  *
- * Body after the head byte (see trace_format.h), all varints, by call:
+ * Body after the head byte (see trace_format.h), by call (version 4:
+ * a tag, then packed fields; versions 1 to 3: varints):
  *     MALLOC VALLOC PVALLOC           size                 [out slack]
  *     CALLOC                          nmemb size           [out slack]
  *     MEMALIGN ALIGNED_ALLOC          align size           [out slack]
@@ -26,18 +27,31 @@
  *   stack: only in a trace with MT_FHF_STACKS, last in every allocating
  *   call's record (NULL_OUT or not): zigzag delta from the previous stack
  *   number of the window (0 at its start); stack 0 is "not known".
- * Time: in version 3 a record is stamped by its head's stamp bit
+ * Time: since version 3 a record is stamped by its head's stamp bit
  * (mt_stamp_bit: its body then begins with the time's delta from the
  * window's previous stamp) or, for the calls without one, by a stamp record
  * before it (MT_HEAD_STAMP and the delta); a record without a stamp
  * carries the time of the last one before it.  In version 2 every record's
  * body begins with the delta from the previous record's time.
+ *
+ * Packed fields (version 4): after the head byte, a tag of
+ * mt_tag_bytes(call) bytes, little-endian, holds a length code for each
+ * field the record has (mt_tag_bits), in body order from bit 0 (bits left over are 0,
+ * and readers ignore them: a record cut inside its tag must still read as
+ * cut once filled out); the field is then mt_pack_len(code) bytes,
+ * little-endian, the fewest of its lengths that hold it (0 takes one).
+ * Events keep their varints and have no tag.  Why: a varint's length costs
+ * a branch per byte, mispredicted wherever lengths vary (pointer deltas,
+ * times either side of 128 ticks); a packed field is found with one bit
+ * scan and written with one 8-byte store, whatever its length.
  */
 #ifndef MT_TRACE_CODEC_H
 #define MT_TRACE_CODEC_H
 
+#include <endian.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "trace_format.h"
 #include "varint.h"
@@ -68,10 +82,12 @@ struct mt_codec_state {
 	uint64_t last_stack;
 	uint8_t stacks;   /* the trace's allocating records carry a stack */
 	uint8_t ts_each;  /* version 2: every record's body starts with its time */
+	uint8_t varints;  /* versions 1 to 3: fields are varints, no tag */
 };
 
-/* mt_codec_init's mode: bits of what the trace's records hold. */
-enum { MT_CODEC_STACKS = 1, MT_CODEC_TS_EACH = 2 };
+/* mt_codec_init's mode: bits of what the trace's records hold.  The
+ * encoder writes version 4 only (neither TS_EACH nor VARINTS). */
+enum { MT_CODEC_STACKS = 1, MT_CODEC_TS_EACH = 2, MT_CODEC_VARINTS = 4 };
 
 static inline void mt_codec_init(struct mt_codec_state *s, uint64_t base_ts, unsigned mode)
 {
@@ -80,6 +96,7 @@ static inline void mt_codec_init(struct mt_codec_state *s, uint64_t base_ts, uns
 	s->last_stack = 0;
 	s->stacks = (mode & MT_CODEC_STACKS) != 0;
 	s->ts_each = (mode & MT_CODEC_TS_EACH) != 0;
+	s->varints = (mode & (MT_CODEC_VARINTS | MT_CODEC_TS_EACH)) != 0;
 }
 
 /*
@@ -147,13 +164,6 @@ static inline uint64_t mt_rec_requested(const struct mt_rec *r)
 	return mt_call_has_nmemb(r->call) ? r->nmemb * r->size : r->size;
 }
 
-static inline size_t mt_put_ptr(uint8_t *p, struct mt_codec_state *s, uint64_t ptr)
-{
-	size_t n = mt_varint_put(p, mt_zigzag((int64_t)(ptr - s->last_ptr)));
-	s->last_ptr = ptr;
-	return n;
-}
-
 /*
  * The head bit that says a record of `call` is stamped (version 3): the
  * NULL_IN flag of a call that passes no block in, the NULL_OUT flag of one
@@ -171,6 +181,112 @@ static inline unsigned mt_stamp_bit(unsigned call)
 }
 
 /*
+ * Bits of a packed field's length code (version 4), by what it holds:
+ * pointer deltas vary most (3 bits: 1 to 8 bytes); times, sizes and the
+ * other numbers take 2 (1, 2, 4 or 8 bytes); slack, nearly always under
+ * 256, takes 1 (1 or 8 bytes).  So malloc's and free's tags fit one byte.
+ */
+enum { MT_W_PTR = 3, MT_W_NUM = 2, MT_W_SLACK = 1 };
+
+/* Bits of the tag of a record of `call` (or a stamp record, MT_HEAD_STAMP)
+ * in version 4: the codes of every field it may carry, its time included. */
+static inline unsigned mt_tag_bits(unsigned call, int stacks)
+{
+	unsigned f = mt_call_field_set(call);
+	if (call == MT_HEAD_STAMP)
+		return MT_W_NUM;
+	if (!f || f & MT_FIELD_EVENT)
+		return 0;
+	return (mt_stamp_bit(call) ? MT_W_NUM : 0) + (f & MT_FIELD_IN ? MT_W_PTR : 0) +
+	       (f & MT_FIELD_ALIGN ? MT_W_NUM : 0) + (f & MT_FIELD_NMEMB ? MT_W_NUM : 0) +
+	       (f & MT_FIELD_SIZE ? MT_W_NUM : 0) +
+	       (f & MT_FIELD_OUT ? MT_W_PTR + MT_W_SLACK + (stacks ? MT_W_NUM : 0) : 0);
+}
+
+/* The tag's bytes: 1 for malloc, free and the stamp record, 2 at most. */
+static inline unsigned mt_tag_bytes(unsigned call, int stacks)
+{
+	return (mt_tag_bits(call, stacks) + 7) / 8;
+}
+
+/* The bytes of a packed field of `width` code bits whose code is `code`. */
+static inline unsigned mt_pack_len(unsigned code, unsigned width)
+{
+	if (width == MT_W_PTR)
+		return code + 1;
+	if (width == MT_W_NUM)
+		return 1u << code;
+	return code ? 8 : 1;
+}
+
+/* Where a version 4 record's fields go, and the tag of their lengths. */
+struct mt_packer {
+	uint8_t *p;
+	uint64_t tag;
+	unsigned shift;
+};
+
+/*
+ * Appends v as a packed field of `width` code bits: two bit scans at most
+ * for its length, one 8-byte store (the bytes past the field are zeros,
+ * which the next field or nothing overwrites), no branch once width is a
+ * constant.  So 7 bytes past a record's end may be written: MT_RECORD_MAX
+ * allows for them.
+ */
+static inline __attribute__((always_inline)) void mt_pack(struct mt_packer *k, uint64_t v,
+							    unsigned width)
+{
+	unsigned bytes_less_1 = (unsigned)(__builtin_clzll(v | 1) ^ 63) / 8, code;
+	if (width == MT_W_PTR)
+		code = bytes_less_1;
+	else if (width == MT_W_NUM) /* 0 1 2 2 3 3 3 3 */
+		code = (unsigned)(__builtin_clz(2 * bytes_less_1 + 1) ^ 31);
+	else
+		code = bytes_less_1 != 0;
+	uint64_t le = htole64(v);
+	memcpy(k->p, &le, sizeof le);
+	k->p += mt_pack_len(code, width);
+	k->tag |= (uint64_t)code << k->shift;
+	k->shift += width;
+}
+
+/*
+ * A field nearly always under 256 (a time delta, slack) packed with a
+ * branch for its length, not a computed one: a time comes from rdtsc,
+ * whose result arrives late, and a length computed from it would hold back
+ * the address of every store after it (the record's other fields, the next
+ * record) until then, which made a tight malloc/free loop 6 ns a call
+ * slower; a predicted branch lets them go.  Deltas under 256 ticks (calls
+ * less than 100 ns apart) are the common case of a busy thread.
+ */
+static inline __attribute__((always_inline)) void mt_pack_small(struct mt_packer *k, uint64_t v,
+								  unsigned width)
+{
+	if (__builtin_expect(v < 0x100, 1)) {
+		*k->p++ = (uint8_t)v;
+		k->shift += width;
+	} else {
+		mt_pack(k, v, width);
+	}
+}
+
+static inline __attribute__((always_inline)) void mt_pack_ptr(struct mt_packer *k,
+								struct mt_codec_state *s, uint64_t ptr)
+{
+	mt_pack(k, mt_zigzag((int64_t)(ptr - s->last_ptr)), MT_W_PTR);
+	s->last_ptr = ptr;
+}
+
+/* Stores k's tag in the `bytes` after dst's head byte. */
+static inline __attribute__((always_inline)) void mt_pack_tag(uint8_t *dst,
+								const struct mt_packer *k,
+								unsigned bytes)
+{
+	for (unsigned i = 0; i < bytes; i++)
+		dst[1 + i] = (uint8_t)(k->tag >> 8 * i);
+}
+
+/*
  * Encodes r's body at dst+1 and returns the record's full length; the head
  * byte is returned in *head and NOT stored: the caller stores it last
  * (after a compiler barrier) to publish the record.  With `stamp` (only
@@ -184,14 +300,18 @@ static inline __attribute__((always_inline)) size_t mt_rec_encode_body(uint8_t *
 									 const struct mt_rec *r,
 									 int stamp, uint8_t *head)
 {
-	uint8_t *p = dst + 1;
+	/* Read once: the stores below may alias *s, as far as the compiler knows. */
+	int stacks = s->stacks;
 	unsigned call = r->call, f = mt_call_field_set(call), bit = mt_stamp_bit(call);
+	unsigned tag_bytes = mt_tag_bytes(call, stacks);
+	struct mt_packer k = { dst + 1 + tag_bytes, 0, 0 };
 
 	if (stamp) {
-		p += mt_varint_put(p, r->ts - s->last_ts);
+		mt_pack_small(&k, r->ts - s->last_ts, MT_W_NUM);
 		s->last_ts = r->ts;
 	}
 	if (f & MT_FIELD_EVENT) {
+		uint8_t *p = k.p;
 		p += mt_varint_put(p, r->event);
 		p += mt_varint_put(p, r->nargs);
 		for (uint32_t i = 0; i < r->nargs; i++)
@@ -200,36 +320,40 @@ static inline __attribute__((always_inline)) size_t mt_rec_encode_body(uint8_t *
 		return (size_t)(p - dst);
 	}
 	if (f & MT_FIELD_IN && !(r->flags & MT_RF_NULL_IN))
-		p += mt_put_ptr(p, s, r->ptr_in);
+		mt_pack_ptr(&k, s, r->ptr_in);
 	if (f & MT_FIELD_ALIGN)
-		p += mt_varint_put(p, r->align);
+		mt_pack(&k, r->align, MT_W_NUM);
 	if (f & MT_FIELD_NMEMB)
-		p += mt_varint_put(p, r->nmemb);
+		mt_pack(&k, r->nmemb, MT_W_NUM);
 	if (f & MT_FIELD_SIZE)
-		p += mt_varint_put(p, r->size);
+		mt_pack(&k, r->size, MT_W_NUM);
 	if (f & MT_FIELD_OUT) {
 		if (!(r->flags & MT_RF_NULL_OUT)) {
-			p += mt_put_ptr(p, s, r->ptr_out);
-			p += mt_varint_put(p, mt_zigzag((int64_t)(r->usable - mt_rec_requested(r))));
+			mt_pack_ptr(&k, s, r->ptr_out);
+			mt_pack_small(&k, mt_zigzag((int64_t)(r->usable - mt_rec_requested(r))),
+				      MT_W_SLACK);
 		} else if (f & MT_FIELD_RC) {
-			p += mt_varint_put(p, r->rc);
+			mt_pack(&k, r->rc, MT_W_NUM);
 		}
-		if (s->stacks) {
-			p += mt_varint_put(p, mt_zigzag((int64_t)(r->stack - s->last_stack)));
+		if (stacks) {
+			mt_pack(&k, mt_zigzag((int64_t)(r->stack - s->last_stack)), MT_W_NUM);
 			s->last_stack = r->stack;
 		}
 	}
+	mt_pack_tag(dst, &k, tag_bytes);
 	*head = (uint8_t)(call | (r->flags & ~bit) | (stamp ? bit : 0));
-	return (size_t)(p - dst);
+	return (size_t)(k.p - dst);
 }
 
 /* A stamp record of ts at dst+1; its head byte MT_HEAD_STAMP goes to dst
  * last, as a record's.  Returns its length. */
 static inline size_t mt_stamp_encode(uint8_t *dst, struct mt_codec_state *s, uint64_t ts)
 {
-	size_t n = 1 + mt_varint_put(dst + 1, ts - s->last_ts);
+	struct mt_packer k = { dst + 2, 0, 0 };
+	mt_pack_small(&k, ts - s->last_ts, MT_W_NUM);
+	mt_pack_tag(dst, &k, 1);
 	s->last_ts = ts;
-	return n;
+	return (size_t)(k.p - dst);
 }
 
 /*
@@ -274,6 +398,53 @@ static inline __attribute__((always_inline)) int mt_rec_varint(const uint8_t **p
 	return wide ? mt_varint_get_wide(pp, end, out) : mt_varint_get(pp, end, out);
 }
 
+/* A version 4 record's tag, for the record whose call is `call` (or a
+ * stamp record); nothing in versions 1 to 3. */
+static inline __attribute__((always_inline)) int mt_rec_tag(const uint8_t **pp,
+							      const uint8_t *end,
+							      const struct mt_codec_state *s,
+							      unsigned call, uint64_t *tag)
+{
+	*tag = 0;
+	if (s->varints)
+		return 0;
+	unsigned n = mt_tag_bytes(call, s->stacks);
+	if ((size_t)(end - *pp) < n)
+		return -1;
+	for (unsigned i = 0; i < n; i++)
+		*tag |= (uint64_t)(*pp)[i] << 8 * i;
+	*pp += n;
+	return 0;
+}
+
+/* A record's next field: a varint (versions 1 to 3) or the packed field
+ * the tag's next code gives the length of (version 4), wide as for
+ * mt_rec_varint. */
+static inline __attribute__((always_inline)) int mt_rec_field(const uint8_t **pp,
+								const uint8_t *end,
+								const struct mt_codec_state *s,
+								uint64_t *tag, unsigned width,
+								uint64_t *out, int wide)
+{
+	if (s->varints)
+		return mt_rec_varint(pp, end, out, wide);
+	const uint8_t *p = *pp;
+	unsigned n = mt_pack_len((unsigned)(*tag & ((1u << width) - 1)), width);
+	*tag >>= width;
+	if (wide) {
+		*out = mt_get_le64(p) & (~(uint64_t)0 >> (64 - 8 * n));
+	} else {
+		if ((size_t)(end - p) < n)
+			return -1;
+		uint64_t v = 0;
+		for (unsigned i = n; i-- > 0;)
+			v = v << 8 | p[i];
+		*out = v;
+	}
+	*pp = p + n;
+	return 0;
+}
+
 /* mt_rec_decode's body, once for each reader (wide a constant). */
 static inline __attribute__((always_inline)) int mt_rec_decode_body(const uint8_t *p,
 								      const uint8_t *end,
@@ -282,7 +453,7 @@ static inline __attribute__((always_inline)) int mt_rec_decode_body(const uint8_
 								      int wide)
 {
 	const uint8_t *q = p;
-	uint64_t v;
+	uint64_t v, tag = 0;
 
 	unsigned head = *q++;
 	/* Field by field: a compound literal is zeroed with rep stos, whose start
@@ -294,19 +465,26 @@ static inline __attribute__((always_inline)) int mt_rec_decode_body(const uint8_
 		r->ts = s->last_ts + v;
 	} else if (head == MT_HEAD_STAMP) {
 		/* The record after a stamp was stored before the stamp's byte. */
-		if (mt_rec_varint(&q, end, &v, wide) || q >= end || *q == 0 || *q == MT_HEAD_STAMP ||
-		    *q & mt_stamp_bit(*q & 0x0f))
+		if (mt_rec_tag(&q, end, s, MT_HEAD_STAMP, &tag) ||
+		    mt_rec_field(&q, end, s, &tag, MT_W_NUM, &v, wide) || q >= end || *q == 0 ||
+		    *q == MT_HEAD_STAMP || *q & mt_stamp_bit(*q & 0x0f))
 			return MT_DEC_CORRUPT;
 		r->ts = s->last_ts + v;
 		head = *q++;
-	} else if (head & mt_stamp_bit(head & 0x0f)) {
-		if (mt_rec_varint(&q, end, &v, wide))
+		if (mt_rec_tag(&q, end, s, head & 0x0f, &tag))
 			return MT_DEC_CORRUPT;
-		r->ts = s->last_ts + v;
-		head &= ~mt_stamp_bit(head & 0x0f);
 	} else {
-		r->ts = s->last_ts;
-		r->stamped = 0;
+		if (mt_rec_tag(&q, end, s, head & 0x0f, &tag))
+			return MT_DEC_CORRUPT;
+		if (head & mt_stamp_bit(head & 0x0f)) {
+			if (mt_rec_field(&q, end, s, &tag, MT_W_NUM, &v, wide))
+				return MT_DEC_CORRUPT;
+			r->ts = s->last_ts + v;
+			head &= ~mt_stamp_bit(head & 0x0f);
+		} else {
+			r->ts = s->last_ts;
+			r->stamped = 0;
+		}
 	}
 	unsigned f = mt_call_field_set(head & 0x0f);
 	r->call = (uint8_t)(head & 0x0f);
@@ -330,33 +508,33 @@ static inline __attribute__((always_inline)) int mt_rec_decode_body(const uint8_
 		goto done;
 	}
 	if (f & MT_FIELD_IN && !(head & MT_RF_NULL_IN)) {
-		if (mt_rec_varint(&q, end, &v, wide))
+		if (mt_rec_field(&q, end, s, &tag, MT_W_PTR, &v, wide))
 			return MT_DEC_CORRUPT;
 		r->ptr_in = s->last_ptr + (uint64_t)mt_unzigzag(v);
 		s->last_ptr = r->ptr_in;
 		if (!r->ptr_in) /* NULL is said by the flag, never by the value */
 			return MT_DEC_CORRUPT;
 	}
-	if ((f & MT_FIELD_ALIGN && mt_rec_varint(&q, end, &r->align, wide)) ||
-	    (f & MT_FIELD_NMEMB && mt_rec_varint(&q, end, &r->nmemb, wide)) ||
-	    (f & MT_FIELD_SIZE && mt_rec_varint(&q, end, &r->size, wide)))
+	if ((f & MT_FIELD_ALIGN && mt_rec_field(&q, end, s, &tag, MT_W_NUM, &r->align, wide)) ||
+	    (f & MT_FIELD_NMEMB && mt_rec_field(&q, end, s, &tag, MT_W_NUM, &r->nmemb, wide)) ||
+	    (f & MT_FIELD_SIZE && mt_rec_field(&q, end, s, &tag, MT_W_NUM, &r->size, wide)))
 		return MT_DEC_CORRUPT;
 	if (f & MT_FIELD_OUT) {
 		if (!(head & MT_RF_NULL_OUT)) {
-			if (mt_rec_varint(&q, end, &v, wide))
+			if (mt_rec_field(&q, end, s, &tag, MT_W_PTR, &v, wide))
 				return MT_DEC_CORRUPT;
 			r->ptr_out = s->last_ptr + (uint64_t)mt_unzigzag(v);
 			s->last_ptr = r->ptr_out;
-			if (!r->ptr_out || mt_rec_varint(&q, end, &v, wide))
+			if (!r->ptr_out || mt_rec_field(&q, end, s, &tag, MT_W_SLACK, &v, wide))
 				return MT_DEC_CORRUPT;
 			r->usable = mt_rec_requested(r) + (uint64_t)mt_unzigzag(v);
 		} else if (f & MT_FIELD_RC) {
-			if (mt_rec_varint(&q, end, &v, wide) || v > UINT32_MAX)
+			if (mt_rec_field(&q, end, s, &tag, MT_W_NUM, &v, wide) || v > UINT32_MAX)
 				return MT_DEC_CORRUPT;
 			r->rc = (uint32_t)v;
 		}
 		if (s->stacks) {
-			if (mt_rec_varint(&q, end, &v, wide))
+			if (mt_rec_field(&q, end, s, &tag, MT_W_NUM, &v, wide))
 				return MT_DEC_CORRUPT;
 			r->stack = s->last_stack + (uint64_t)mt_unzigzag(v);
 			s->last_stack = r->stack;

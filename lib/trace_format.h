@@ -1,5 +1,5 @@
 /*
- * trace_format.h - the recorder's trace file, version 3: layout constants.
+ * trace_format.h - the recorder's trace file, version 4: layout constants.
  *
  * This header is the single definition of the trace format; docs/FORMAT.md
  * describes the same bytes for people.  Change one, change the other, and
@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define MT_TRACE_MAGIC "MTRACE\n\x1a" /* 8 bytes, no NUL */
-#define MT_TRACE_VERSION 3
+#define MT_TRACE_VERSION 4
 #define MT_TRACE_HEADER_SIZE 4096
 #define MT_TRACE_ALIGN 4096           /* windows start on this boundary */
 #define MT_WINDOW_MAGIC "MTWN"        /* 4 bytes */

@@ -56,11 +56,13 @@ struct mt_trace {
 };
 
 /* How t's records are coded (mt_codec_init's mode): version 2 stamps
- * every record, version 3 only some. */
+ * every record, version 3 only some; up to version 3 fields are varints,
+ * version 4 packs them. */
 static inline unsigned mt_trace_codec_mode(const struct mt_trace *t)
 {
 	return (mt_trace_has_stacks(t) ? MT_CODEC_STACKS : 0) |
-	       (t->info.version < 3 ? MT_CODEC_TS_EACH : 0);
+	       (t->info.version < 3 ? MT_CODEC_TS_EACH : 0) |
+	       (t->info.version < 4 ? MT_CODEC_VARINTS : 0);
 }
 
 /* Reads the table window at off (the file ends at limit) into t; *size is

@@ -12,9 +12,12 @@
  * When a derived glibc marker is probed, or the recorder is on and asked
  * for glibc events, the call is forwarded by its derived twin, out of line,
  * with the glibc event deriver looking around it (glibc_events.h); and
- * when the recorder is on, the record is made out of line too - allocating
- * calls at return, frees at entry, so that at any point in the trace one
- * block owns an address.
+ * when the recorder is on, the record is made - allocating calls at
+ * return, frees at entry, so that at any point in the trace one block owns
+ * an address: a free's in its wrapper, an allocation's in a record maker
+ * the wrapper ends in by a tail call (recorder.h's fast path, inline,
+ * calling nothing), each handing what the fast path cannot take (a window
+ * to open, a stack to walk) to an out-of-line twin.
  * Every marker has exactly one site, in the wrapper, whichever way the call
  * went: a stack walked from it looks the same to a tracer whether or not
  * something else turned the gate on.  Records are built where the call
@@ -37,31 +40,61 @@
 
 /* The derived twins and the record makers: out of line, so the wrapper's
  * fast path keeps a small frame (a record maker returns the block, so the
- * wrapper ends in a tail call to it). */
+ * wrapper ends in a tail call to it).  A record maker is the recorder's
+ * fast path inline, calling nothing, so it saves no register (an inline
+ * copy in the wrapper made the wrapper save four more on every call, also
+ * when not recording); what the fast path cannot take it hands, by a tail
+ * call again, to its _slow twin. */
 #define WATCHED static __attribute__((noinline))
+#define RECORD_MAKER static __attribute__((noinline))
 #define U(p) ((uintptr_t)(p))
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
-/* Completes an allocating call's record from its result and records it. */
-ALWAYS_INLINE void record_alloc(struct mt_rec r)
+/* Completes a record from the call's block: an allocating call's from its
+ * result, a free's from the block passed in. */
+ALWAYS_INLINE void complete_rec(struct mt_rec *r)
 {
-	if (!r.ptr_in && mt_call_has_in(r.call))
-		r.flags |= MT_RF_NULL_IN;
-	if (r.ptr_out) {
-		r.flags |= mt_next_flags((void *)r.ptr_out);
-		r.usable = mt_next_usable((void *)r.ptr_out);
-	} else {
-		r.flags |= MT_RF_NULL_OUT;
+	if (!mt_call_allocates(r->call)) {
+		r->flags = r->ptr_in ? mt_next_flags((void *)r->ptr_in) : MT_RF_NULL_IN;
+		return;
 	}
+	if (!r->ptr_in && mt_call_has_in(r->call))
+		r->flags |= MT_RF_NULL_IN;
+	if (r->ptr_out) {
+		r->flags |= mt_next_flags((void *)r->ptr_out);
+		r->usable = mt_next_usable((void *)r->ptr_out);
+	} else {
+		r->flags |= MT_RF_NULL_OUT;
+	}
+}
+
+/* Completes a record and records it. */
+ALWAYS_INLINE void record_call(struct mt_rec r)
+{
+	complete_rec(&r);
 	mt_record(&r);
 }
 
 /* A free's record, made at entry. */
 ALWAYS_INLINE void record_free(unsigned call, void *p, size_t size, size_t align)
 {
-	struct mt_rec r = { .call = (uint8_t)call, .ptr_in = U(p), .size = size, .align = align };
-	r.flags = p ? mt_next_flags(p) : MT_RF_NULL_IN;
-	mt_record(&r);
+	record_call((struct mt_rec){ .call = (uint8_t)call, .ptr_in = U(p), .size = size,
+				      .align = align });
+}
+
+/* In a wrapper: records the call if the recorder's fast path can (1; 1 as
+ * well when the recorder is off), or says that the call's out-of-line
+ * twin must (0). */
+ALWAYS_INLINE int record_fast(struct mt_rec r)
+{
+	unsigned e = __atomic_load_n(&mt_rec_epoch, __ATOMIC_RELAXED);
+	if (!e)
+		return 1;
+	if (!mt_record_fast_ok(&mt_tls, e, r.call))
+		return 0;
+	complete_rec(&r);
+	mt_record_fast(&mt_tls, &r);
+	return 1;
 }
 
 /* A free the deriver does not watch: recorded if the recorder is on, and
@@ -95,10 +128,17 @@ ALWAYS_INLINE void free_enter(struct mt_glibc_probe_state *gs, unsigned call, vo
 		mt_glibc_leave(&gs, p);                                                   \
 		return p;                                                                 \
 	}                                                                                 \
-	WATCHED void *name##_record(void *p, size_t size)                                 \
+	WATCHED void *name##_record_slow(void *p, size_t size)                            \
 	{                                                                                 \
-		record_alloc((struct mt_rec){ .call = CALL, .ptr_out = U(p), .size = size }); \
+		record_call((struct mt_rec){ .call = CALL, .ptr_out = U(p), .size = size }); \
 		return p;                                                                 \
+	}                                                                                 \
+	RECORD_MAKER void *name##_record(void *p, size_t size)                            \
+	{                                                                                 \
+		return record_fast((struct mt_rec){ .call = CALL, .ptr_out = U(p),        \
+							    .size = size })               \
+			       ? p                                                        \
+			       : name##_record_slow(p, size);                             \
 	}                                                                                 \
 	MT_EXPORT void *name(size_t size)                                                 \
 	{                                                                                 \
@@ -119,11 +159,18 @@ ALWAYS_INLINE void free_enter(struct mt_glibc_probe_state *gs, unsigned call, vo
 		mt_glibc_leave(&gs, p);                                                   \
 		return p;                                                                 \
 	}                                                                                 \
-	WATCHED void *name##_record(void *p, size_t field, size_t size)                   \
+	WATCHED void *name##_record_slow(void *p, size_t field, size_t size)              \
 	{                                                                                 \
-		record_alloc((struct mt_rec){ .call = CALL, .ptr_out = U(p), .field = field, \
+		record_call((struct mt_rec){ .call = CALL, .ptr_out = U(p), .field = field, \
 					      .size = size });                            \
 		return p;                                                                 \
+	}                                                                                 \
+	RECORD_MAKER void *name##_record(void *p, size_t field, size_t size)              \
+	{                                                                                 \
+		return record_fast((struct mt_rec){ .call = CALL, .ptr_out = U(p),        \
+							    .field = field, .size = size }) \
+			       ? p                                                        \
+			       : name##_record_slow(p, field, size);                      \
 	}                                                                                 \
 	MT_EXPORT void *name(size_t field, size_t size)                                   \
 	{                                                                                 \
@@ -157,7 +204,9 @@ MT_EXPORT void free(void *ptr)
 	STAP_PROBE1(mtrace, free, ptr);
 	if (mt_in_boot_arena(ptr))
 		return;
-	if (mt_watched())
+	if (mt_watched() &&
+	    (mt_deriving() ||
+	     !record_fast((struct mt_rec){ .call = MT_CALL_FREE, .ptr_in = U(ptr) })))
 		free_watched(ptr);
 	else
 		mt_next.free(ptr);
@@ -175,11 +224,19 @@ WATCHED void *realloc_derived(void *old, size_t size)
 	return p;
 }
 
-WATCHED void *realloc_record(void *p, void *old, size_t size)
+WATCHED void *realloc_record_slow(void *p, void *old, size_t size)
 {
-	record_alloc((struct mt_rec){ .call = MT_CALL_REALLOC, .ptr_out = U(p), .ptr_in = U(old),
+	record_call((struct mt_rec){ .call = MT_CALL_REALLOC, .ptr_out = U(p), .ptr_in = U(old),
 				      .size = size });
 	return p;
+}
+
+RECORD_MAKER void *realloc_record(void *p, void *old, size_t size)
+{
+	return record_fast((struct mt_rec){ .call = MT_CALL_REALLOC, .ptr_out = U(p),
+					    .ptr_in = U(old), .size = size })
+		       ? p
+		       : realloc_record_slow(p, old, size);
 }
 
 MT_EXPORT void *realloc(void *old, size_t size)
@@ -194,7 +251,7 @@ MT_EXPORT void *realloc(void *old, size_t size)
 
 WATCHED void *reallocarray_record(void *p, void *old, size_t nmemb, size_t size)
 {
-	record_alloc((struct mt_rec){ .call = MT_CALL_REALLOCARRAY, .ptr_out = U(p),
+	record_call((struct mt_rec){ .call = MT_CALL_REALLOCARRAY, .ptr_out = U(p),
 				      .ptr_in = U(old), .nmemb = nmemb, .size = size });
 	return p;
 }
@@ -228,7 +285,7 @@ WATCHED int posix_memalign_derived(void **p, size_t align, size_t size)
 
 WATCHED void posix_memalign_record(void *p, size_t align, size_t size, int rc)
 {
-	record_alloc((struct mt_rec){ .call = MT_CALL_POSIX_MEMALIGN, .ptr_out = U(p),
+	record_call((struct mt_rec){ .call = MT_CALL_POSIX_MEMALIGN, .ptr_out = U(p),
 				      .align = align, .size = size, .rc = (uint32_t)rc });
 }
 

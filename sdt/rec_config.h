@@ -12,9 +12,10 @@
  *   MTRACE_GLIBC_EVENTS 1 puts the derived glibc events (arenas, heaps,
  *                      sbrk, thresholds) in the trace; unset or 0, the
  *                      deriver stays off the recording path
- *   MTRACE_SPARSE_TIME 1 (experimental) lets an allocation of the block its
- *                      thread just freed carry the last stamp's time
- *                      (recorder.h); unset or 0, every record is stamped
+ *   MTRACE_PRECISE_TIME 1 stamps every record; unset or 0, a thread's
+ *                      allocation of the block it just freed, which no
+ *                      other thread took meanwhile, carries the free's
+ *                      time (recorder.h)
  *
  * A bad value gets one line on stderr naming the variable, and a sane
  * default; it never stops the program.
@@ -34,7 +35,7 @@ struct mt_config {
 	pid_t only_pid;          /* 0, or the one process that records */
 	char list[PATH_MAX];     /* "", or where to list the files made */
 	int glibc_events;        /* the trace holds the derived glibc events */
-	int sparse_time;         /* MTRACE_SPARSE_TIME: fewer records stamped (recorder.h) */
+	int precise_time;        /* MTRACE_PRECISE_TIME: every record stamped (recorder.h) */
 };
 
 /* Reads and checks the environment; sets mt_quiet. */

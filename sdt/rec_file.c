@@ -123,8 +123,8 @@ static void fill_info(struct mt_trace_info *in, pid_t pid)
 	in->start_realtime_ns = mt_clock_ns(CLOCK_REALTIME);
 	in->start_mono_ns = mt_clock_ns(CLOCK_MONOTONIC);
 	in->start_ts = mt_clock_ts();
-	in->stamp_every = mt_stamp_every;
-	in->stamp_tick_ns = MT_TICK_NS;
+	in->stamp_every = mt_precise_time ? 1 : 2;
+	in->stamp_tick_ns = 0;
 }
 
 /* 0, or -1 with errno set (EFBIG: the file-size limit is below the

@@ -3,12 +3,9 @@
  *
  * Cost to a recording thread: at each window's end (4 KiB, then doubling
  * to 1 MiB) the swap under the recorder lock and one condition signal;
- * nothing per call but the tick's load in mt_record.  The helper's own
- * cost: per 1 MiB window a fallocate, a 64-byte pwrite, an mmap, the
- * populate (most of it) and an munmap, and, with sparse stamps
- * (MTRACE_SPARSE_TIME=1), a wake-up per tick while recording; otherwise
- * every record is stamped, the tick means nothing, and the helper sleeps
- * until a thread asks (a check every 100 ms).
+ * nothing per call.  The helper's own cost: per 1 MiB window a fallocate,
+ * a 64-byte pwrite, an mmap, the populate (most of it) and an munmap; it
+ * sleeps until a thread asks (a check every 100 ms).
  *
  * A claimed window is made padding (a window header with tid 0, which
  * readers skip) before it is mapped, so a window prepared but never used -
@@ -26,8 +23,6 @@
 #include "rec_clock.h"
 #include "rec_helper.h"
 #include "recorder.h"
-
-unsigned mt_clock_tick;
 
 static pthread_mutex_t *lock;   /* the recorder's */
 static struct mt_file *file;    /* the recorder's */
@@ -144,18 +139,10 @@ static void *helper_main(void *arg)
 	(void)arg;
 	mt_tls.busy = MT_BUSY_INTERNAL;
 	pthread_mutex_lock(lock);
-	uint64_t next_tick = now_ns() + MT_TICK_NS;
 	for (;;) {
-		uint64_t now = now_ns();
-		if (now >= next_tick) {
-			if (mt_recording())
-				__atomic_store_n(&mt_clock_tick, mt_clock_tick + 1, __ATOMIC_RELAXED);
-			next_tick = now + MT_TICK_NS;
-		}
 		struct mt_slot *s = mt_slot_needing_help();
-		int ticking = mt_recording() && mt_stamp_every > 1;
-		if (!s) /* stopped, paused or every record stamped: a check every 100 ms */
-			sleep_until(ticking ? next_tick : now + 100 * MT_TICK_NS);
+		if (!s) /* nothing asked: a check every 100 ms */
+			sleep_until(now_ns() + 100000000u);
 		else if (s->old_base)
 			unmap_old(s);
 		else

@@ -1,7 +1,6 @@
 /*
  * rec_helper.h - the recorder's helper thread: the page work of the
- * recording threads, and the clock tick that bounds how stale a record's
- * carried time can be.
+ * recording threads.
  *
  * A recording thread only writes into memory already mapped and faulted
  * in: while it fills one window, the helper claims its next one in the
@@ -31,13 +30,6 @@
 #include "rec_file.h"
 #include "rec_thread.h"
 #include "visibility.h"
-
-/* Nanoseconds between ticks of mt_clock_tick. */
-#define MT_TICK_NS 1000000u
-
-/* Moves on every MT_TICK_NS while the helper runs and recording is on: a
- * thread that sees it move stamps its next record (recorder.h). */
-MT_HIDDEN extern unsigned mt_clock_tick;
 
 /* Starts the helper (which takes `lock`, the recorder's) while recording,
  * unless it runs or could not be started in this process.  Called without

@@ -236,7 +236,6 @@ int mt_window_open(struct mt_tls *t, unsigned epoch, struct mt_file *f)
 	t->limit = s->base + size / 2;
 	t->count = 0;
 	mt_codec_init(&t->codec, s->base_ts, s->stacks);
-	t->stamp_left = mt_stamp_every; /* base_ts stamps the first records */
 	t->epoch = epoch;
 	return 0;
 }

@@ -59,8 +59,9 @@ struct mt_tls {
 	unsigned epoch;       /* the window's recording; 0 = no window */
 	uint8_t busy;         /* inside the recorder: calls now are not recorded;
 				 MT_BUSY_INTERNAL: nor counted as dropped */
-	uint32_t stamp_left;  /* records until the next is stamped */
-	unsigned tick;        /* mt_clock_tick when the last stamp was taken */
+	uint32_t token;       /* this thread's mark in the block owner table
+				 (recorder.h), non-zero and unique among live
+				 threads once it has had a window */
 	uint64_t last_freed;  /* the block this thread's last record passed in, 0 if none */
 	struct mt_slot *slot;
 	/* Numbering of the thread's windows in one file (mt_file.serial).  A
@@ -104,9 +105,8 @@ int mt_window_open(struct mt_tls *t, unsigned epoch, struct mt_file *f);
  * helper time. */
 void mt_window_want_next(struct mt_tls *t, struct mt_file *f);
 
-/* Records a thread writes between stamps at most (recorder.h): 1, every
- * record stamped, unless MTRACE_SPARSE_TIME=1. */
-MT_HIDDEN extern unsigned mt_stamp_every;
+/* MTRACE_PRECISE_TIME=1: every record stamped (recorder.h). */
+MT_HIDDEN extern int mt_precise_time;
 
 /* Closes the thread's own window if still open (adding its records to f)
  * and unmaps it. */

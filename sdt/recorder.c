@@ -36,7 +36,9 @@ extern char **environ;
 
 unsigned mt_rec_epoch = MT_EPOCH_UNDECIDED;
 unsigned mt_rec_glibc_mask;
-unsigned mt_stamp_every = MT_STAMP_EVERY;
+int mt_precise_time;
+struct mt_owner mt_block_owner[MT_OWNER_SLOTS];
+static uint32_t last_token;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct mt_file file = { .fd = { .fd = -1 } };
@@ -53,6 +55,35 @@ void mt_record_dropped(void)
 {
 	if (mt_tls.busy != MT_BUSY_INTERNAL && mt_recording())
 		__atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
+}
+
+void mt_record_slow(struct mt_rec r)
+{
+	struct mt_tls *t = &mt_tls;
+	if (t->busy) {
+		/* Not recorded, but the block is this thread's now: another
+		 * thread's allocation of it must not go unstamped. */
+		if (mt_call_allocates(r.call))
+			__atomic_store_n(mt_owner_slot(r.ptr_out), t->token, __ATOMIC_RELAXED);
+		mt_record_dropped();
+		return;
+	}
+	t->busy = 1;
+	mt_compiler_barrier(); /* a signal handler from here on sees busy */
+	/* A stamp's moment is now, before a stack walk that may take long:
+	 * another thread may already be handed the block this call freed. */
+	int stamp = mt_record_stamped(t, &r);
+	uint64_t ts = stamp ? mt_clock_ts() : 0;
+	if (mt_call_allocates(r.call) && mt_stack_depth)
+		r.stack = mt_stack_capture();
+	unsigned e = __atomic_load_n(&mt_rec_epoch, __ATOMIC_RELAXED);
+	if ((!e || e != t->epoch || t->cur > t->limit) && !mt_record_window(t, e))
+		goto out;
+	mt_record_commit(t, &r, ts, stamp);
+out:
+	t->last_freed = mt_call_has_in(r.call) ? r.ptr_in : 0;
+	mt_compiler_barrier();
+	t->busy = 0;
 }
 
 /* ---- the trace file's life ---- */
@@ -106,7 +137,7 @@ static int start_locked(void)
 {
 	mt_config_load(&config);
 	__atomic_store_n(&mt_rec_glibc_mask, config.glibc_events ? ~0u : 0, __ATOMIC_RELAXED);
-	mt_stamp_every = config.sparse_time ? MT_STAMP_EVERY : 1;
+	mt_precise_time = config.precise_time;
 	return open_locked(config.prefix);
 }
 
@@ -172,6 +203,11 @@ static int window_ready(struct mt_tls *t)
 	if (__atomic_load_n(&file_cut, __ATOMIC_ACQUIRE)) {
 		stop_locked(); /* resumed (mtrace_unpause...) after the cut */
 		return 0;
+	}
+	if (!t->token) {
+		if (!++last_token) /* 0 is no thread's */
+			last_token = 1;
+		t->token = last_token;
 	}
 	if (!t->slot) {
 		if (!(t->slot = mt_slot_get(&file, e)))

@@ -47,88 +47,148 @@ uint8_t *mt_record_table_window(unsigned serial, uint32_t *size);
 
 #define mt_compiler_barrier() __asm__ volatile("" ::: "memory")
 
-/* Records between stamps with MTRACE_SPARSE_TIME=1 (every record is
- * stamped by default): rdtsc costs ~10 ns on the VMs measured
- * (docs/BENCHMARKS.md), so one in 32 costs 0.3 ns a call. */
-#define MT_STAMP_EVERY 32
+/*
+ * The block owner table: for each slot (1 MiB regions of the address
+ * space, hashed), the token (mt_tls.token) of the thread whose allocation
+ * of a block there was last seen, recorded or not.  What it proves: when a
+ * thread's allocation returns the block its previous record freed and the
+ * slot still holds the thread's own token, no other thread allocated that
+ * block in between (it would have written its token, before its own free
+ * of the block, which the allocator's lock or atomics order before this
+ * thread's allocation of it; only this thread writes its token, and it
+ * made no call in between).  Another thread's allocation nearby, or a
+ * collision, only writes another token: the allocation is then stamped.
+ *
+ * A slot covers a region, not a block, and has a cache line of its own:
+ * threads allocate from heaps of their own (glibc's arenas), so each
+ * thread's stores stay in lines of its own, in its core's cache.  A slot
+ * per block (4096 of them, 16 to a line) made two threads of alloc_heavy
+ * write the same lines all the time: 12 ns a call more.  16 KiB; a store
+ * an allocation, to a line the thread wrote last, or a load for the
+ * allocation of a block its thread just freed.
+ */
+#define MT_OWNER_SLOTS 256
+#define MT_OWNER_REGION_SHIFT 20
+struct mt_owner {
+	uint32_t token;
+} __attribute__((aligned(64)));
+MT_HIDDEN extern struct mt_owner mt_block_owner[MT_OWNER_SLOTS];
 
-/* The time of a record that is to be stamped; the countdown starts over. */
-static inline uint64_t mt_record_stamp_time(struct mt_tls *t, unsigned tick)
+static inline uint32_t *mt_owner_slot(uint64_t block)
 {
-	t->stamp_left = mt_stamp_every;
-	t->tick = tick;
-	return mt_clock_ts();
+	uint64_t region = block >> MT_OWNER_REGION_SHIFT;
+	uint64_t slot = (region ^ (region >> 8) ^ (region >> 16)) & (MT_OWNER_SLOTS - 1);
+	return &mt_block_owner[slot].token;
 }
+
+/*
+ * Whether r is to be stamped, and for an allocating call the claim on its
+ * block in the owner table.  Not stamped, unless MTRACE_PRECISE_TIME=1:
+ * an allocation with a stamp bit (not realloc) that returns the block its
+ * thread's previous record freed, with the block's owner slot still the
+ * thread's.  Its time is then the free's stamp (or its window's base
+ * time), and nothing another thread did to the block lies between the
+ * two: trace2wl pairs its frees as with a stamp (tests/conv_handoff).
+ */
+static inline __attribute__((always_inline)) int mt_record_stamped(struct mt_tls *t,
+								     const struct mt_rec *r)
+{
+	if (!mt_call_allocates(r->call))
+		return 1;
+	uint32_t *owner = mt_owner_slot(r->ptr_out);
+	/* Read only for a block the thread just freed: a load of a line the
+	 * other core wrote waits for it, a store does not.  Not written when
+	 * it is the thread's already: its line stays shared. */
+	if (r->ptr_out && r->ptr_out == t->last_freed &&
+	    __atomic_load_n(owner, __ATOMIC_RELAXED) == t->token)
+		return !mt_stamp_bit(r->call) || mt_precise_time;
+	__atomic_store_n(owner, t->token, __ATOMIC_RELAXED);
+	return 1;
+}
+
+/*
+ * Encodes r, stamped at ts if `stamp`, at the thread's window position and
+ * commits it.  The thread is busy and its window open.
+ */
+static inline __attribute__((always_inline)) void mt_record_commit(struct mt_tls *t,
+								     struct mt_rec *r, uint64_t ts,
+								     int stamp)
+{
+	/* TSCs of two cores may disagree a little, and a window opened after
+	 * the stamp was read. */
+	r->ts = ts > t->codec.last_ts ? ts : t->codec.last_ts;
+	uint8_t head;
+	size_t n = mt_rec_encode(t->cur, &t->codec, r, stamp, &head);
+	/* The commit: until this byte is non-zero the record does not exist. */
+	__atomic_store_n(t->cur, head, __ATOMIC_RELEASE);
+	t->cur += n;
+	t->count++;
+}
+
+/* mt_record's slow path, out of line: the thread is re-entering, a window
+ * is to be opened or asked for, or a stack is to be walked.  r is passed
+ * by value so that the fast path never stores it. */
+void mt_record_slow(struct mt_rec r);
 
 /*
  * Appends r to the calling thread's window.  Inline, so that with the call
  * type known at the call site the encoder keeps only that call's fields
- * and the record never exists in memory.
+ * and the record never exists in memory.  The fast path calls nothing, so
+ * in the wrapper it needs no register saved beyond the wrapper's own.
  *
- * Time: by default every record is stamped (mt_stamp_every is 1).  With
- * MTRACE_SPARSE_TIME=1, a call that passes a block in (free, realloc...)
- * is stamped (rdtsc), and so is every allocation but one that returns the
- * block its thread's previous record released, unless mt_stamp_every
- * records went by since the last stamp or the helper's clock ticked (every
- * 1 ms).  That one - a thread taking straight back the block it just
- * freed, as in a malloc/free loop - carries the last stamp's time
- * (docs/FORMAT.md).  Not safe in general, hence not the default: another
- * thread may take the block and free it between the two calls, and its
- * calls then read as after the carried time, so trace2wl pairs the frees
- * wrongly (tests/conv_handoff, about one run in ten).  (Allowing any block of a table of
- * the thread's recent frees stamped a fifth fewer records on alloc_heavy,
- * but an entry goes stale once its block passes through another thread,
- * and trace2wl then paired frees wrongly on tests/conv_handoff.)
+ * Time: every record is stamped but an allocation that mt_record_stamped
+ * shows no other thread can have come between (a malloc/free loop's
+ * malloc), which carries its thread's free's time: one rdtsc less.  With
+ * MTRACE_PRECISE_TIME=1 every record is stamped.  (Version 3's
+ * MTRACE_SPARSE_TIME=1 left the same allocations unstamped without the
+ * owner table, and trace2wl paired frees wrongly when another thread took
+ * the block in between: tests/conv_handoff, about one run in ten.)
  *
- * Cost, window open: a TLS busy flag set and cleared, the countdown and the
- * tick compared, one relaxed load of the global state, three compares, the
- * varint stores (6-7 bytes on average) into a page already mapped and
- * faulted in by the helper (rec_helper.h), and the head byte stored last,
- * which on x86 is a plain store.  No lock, no atomic read-modify-write, no
- * syscall, no allocation.  With MTRACE_STACKS an allocating call adds its
- * stack walk and table probe (rec_stack.c): about 600 instructions for a
+ * Cost, window open: a TLS busy flag set and cleared, one relaxed load of
+ * the global state and of the stamp and stack settings, four compares,
+ * rdtsc, the packed fields' stores (one 8-byte store each, 7-8 bytes a
+ * record on alloc_heavy) into a page already mapped and faulted in by the
+ * helper (rec_helper.h), and the head byte stored last, which on x86 is a
+ * plain store: about 60 instructions for malloc, 45 for free (callgrind,
+ * bench/recorder.sh).  No lock, no atomic read-modify-write, no syscall,
+ * no allocation.  With MTRACE_STACKS an allocating call adds its stack
+ * walk and table probe (rec_stack.c): about 600 instructions for a
  * 5-frame stack seen before (callgrind, bench/alloc_heavy).
  *
  * Re-entry: calls that arrive while this thread is inside the recorder -
  * from our own use of libc, or from a signal handler that interrupted a
  * record - go straight to the allocator and are counted as dropped.
  */
+static inline __attribute__((always_inline)) int mt_record_fast_ok(struct mt_tls *t, unsigned e,
+								      unsigned call)
+{
+	return __builtin_expect(!t->busy && !(mt_call_allocates(call) && t->codec.stacks) &&
+					e == t->epoch && t->cur <= t->limit,
+				1);
+}
+
+/* mt_record's fast path, where mt_record_fast_ok says so. */
+static inline __attribute__((always_inline)) void mt_record_fast(struct mt_tls *t, struct mt_rec *r)
+{
+	t->busy = 1;
+	mt_compiler_barrier(); /* a signal handler from here on sees busy */
+	if (mt_call_allocates(r->call) && t->codec.stacks)
+		__builtin_unreachable(); /* mt_record_fast_ok: the encoder knows too */
+	int stamp = mt_record_stamped(t, r);
+	mt_record_commit(t, r, stamp ? mt_clock_ts() : 0, stamp);
+	t->last_freed = mt_call_has_in(r->call) ? r->ptr_in : 0;
+	mt_compiler_barrier();
+	t->busy = 0;
+}
+
 static inline __attribute__((always_inline)) void mt_record(struct mt_rec *r)
 {
 	struct mt_tls *t = &mt_tls;
-	if (t->busy) {
-		mt_record_dropped();
-		return;
-	}
-	t->busy = 1;
-	mt_compiler_barrier(); /* a signal handler from here on sees busy */
-	/* A stamp's moment is now, before a stack walk that may take long:
-	 * another thread may already be handed the block this call freed. */
-	uint64_t ts = 0;
-	unsigned tick = __atomic_load_n(&mt_clock_tick, __ATOMIC_RELAXED);
-	int exact = mt_call_has_in(r->call) ||
-		    (mt_call_allocates(r->call) && r->ptr_out != t->last_freed);
-	if (exact || __builtin_expect(--t->stamp_left == 0 || tick != t->tick, 0))
-		ts = mt_record_stamp_time(t, tick);
-	if (mt_call_allocates(r->call) && mt_stack_depth)
-		r->stack = mt_stack_capture(); /* off: one load and a branch */
 	unsigned e = __atomic_load_n(&mt_rec_epoch, __ATOMIC_RELAXED);
-	if (__builtin_expect(!e || e != t->epoch || t->cur > t->limit, 0) &&
-	    !mt_record_window(t, e))
-		goto out;
-	/* TSCs of two cores may disagree a little, and a window opened after
-	 * the stamp was read. */
-	r->ts = ts > t->codec.last_ts ? ts : t->codec.last_ts;
-	uint8_t head;
-	size_t n = mt_rec_encode(t->cur, &t->codec, r, ts != 0, &head);
-	/* The commit: until this byte is non-zero the record does not exist. */
-	__atomic_store_n(t->cur, head, __ATOMIC_RELEASE);
-	t->last_freed = mt_call_has_in(r->call) ? r->ptr_in : 0;
-	t->cur += n;
-	t->count++;
-out:
-	mt_compiler_barrier();
-	t->busy = 0;
+	if (e && mt_record_fast_ok(t, e, r->call))
+		mt_record_fast(t, r);
+	else
+		mt_record_slow(*r);
 }
 
 /* Records an MT_CALL_EVENT record (enum mt_event) in the calling thread. */

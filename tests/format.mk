@@ -14,7 +14,8 @@ tests_fmt_synth_SOURCES = tests/fmt_synth.c tests/fmt_gen.h
 tests_fmt_synth_LDADD = lib/libmtformat.la
 
 TESTS += tests/t-fmt-dump.sh tests/t-fmt-damage.sh
-EXTRA_DIST += tests/t-fmt-dump.sh tests/t-fmt-damage.sh tests/data/v2-sort.mtrace tests/data/v2-sort.dump
+EXTRA_DIST += tests/t-fmt-dump.sh tests/t-fmt-damage.sh tests/data/v2-sort.mtrace tests/data/v2-sort.dump \
+	tests/data/v3-sort.mtrace tests/data/v3-sort.dump
 
 # Every tool fails, in one line, when its output cannot be written.
 TESTS += tests/t-out-full.sh

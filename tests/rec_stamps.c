@@ -1,25 +1,33 @@
 /*
  * rec_stamps - how many of a trace's records carry their own time, for the
- * test that the recorder stamps every record by default and only some with
- * MTRACE_SPARSE_TIME=1 (format version 3, docs/FORMAT.md "Time").
+ * test that the recorder stamps every record with MTRACE_PRECISE_TIME=1
+ * and all but a thread's allocations of the block it just freed (that no
+ * other thread took meanwhile) by default (docs/FORMAT.md "Time"); with
+ * --list, which records those are.
  *
- * Usage: rec_stamps TRACE   prints "STAMPED RECORDS"
+ * Usage: rec_stamps TRACE          prints "STAMPED RECORDS"
+ *        rec_stamps --list TRACE   prints "THREAD CALL BLOCK STAMPED" for
+ *                                  each record, threads numbered from 0 in
+ *                                  the reader's order, BLOCK the pointer
+ *                                  returned (or passed in, for a free)
  */
 #include "config.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "trace.h"
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: rec_stamps TRACE\n");
+	int list = argc == 3 && strcmp(argv[1], "--list") == 0;
+	if (argc != 2 + list) {
+		fprintf(stderr, "usage: rec_stamps [--list] TRACE\n");
 		return 2;
 	}
 	struct mt_error e;
-	struct mt_trace *t = mt_trace_open(argv[1], &e);
+	struct mt_trace *t = mt_trace_open(argv[1 + list], &e);
 	if (!t) {
 		mt_error_print("rec_stamps", &e);
 		return 1;
@@ -33,6 +41,9 @@ int main(int argc, char **argv)
 		while ((rc = mt_trace_cursor_next(&c, &r, &recno, &e)) > 0) {
 			records++;
 			stamped += r.stamped;
+			if (list)
+				printf("%zu %u %#" PRIx64 " %u\n", i, r.call,
+				       r.ptr_out ? r.ptr_out : r.ptr_in, r.stamped);
 		}
 	}
 	mt_trace_close(t);
@@ -40,6 +51,7 @@ int main(int argc, char **argv)
 		mt_error_print("rec_stamps", &e);
 		return 1;
 	}
-	printf("%" PRIu64 " %" PRIu64 "\n", stamped, records);
+	if (!list)
+		printf("%" PRIu64 " %" PRIu64 "\n", stamped, records);
 	return 0;
 }

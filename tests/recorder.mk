@@ -5,7 +5,8 @@
 # trace of a program nobody here wrote.
 REC_CHECKERS = tests/rec_expect tests/rec_consistent tests/rec_count tests/rec_stamps
 check_PROGRAMS += $(REC_CHECKERS) tests/rec_known tests/rec_loop tests/rec_fork \
-	tests/rec_stress tests/rec_api tests/rec_cxx tests/rec_storm tests/rec_kill_mt
+	tests/rec_stress tests/rec_api tests/rec_cxx tests/rec_storm tests/rec_kill_mt \
+	tests/rec_handback
 tests_rec_expect_SOURCES = tests/rec_expect.c
 tests_rec_expect_LDADD = lib/libmtformat.la
 tests_rec_consistent_SOURCES = tests/rec_consistent.c
@@ -35,6 +36,10 @@ tests_rec_storm_LDADD = $(LIBS)
 tests_rec_kill_mt_SOURCES = tests/rec_kill_mt.c
 tests_rec_kill_mt_CFLAGS = $(REC_CFLAGS)
 tests_rec_kill_mt_LDADD = lib/libmtformat.la $(LIBS)
+# Two threads handing one block back and forth (t-rec-stamps).
+tests_rec_handback_SOURCES = tests/rec_handback.c
+tests_rec_handback_CFLAGS = $(REC_CFLAGS)
+tests_rec_handback_LDADD = $(LIBS)
 tests_rec_api_SOURCES = tests/rec_api.c
 tests_rec_api_CFLAGS = $(REC_CFLAGS)
 tests_rec_api_LDADD = sdt/libmtrace.la

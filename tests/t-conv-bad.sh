@@ -40,8 +40,8 @@ expect_fail_with '^trace2wl: missing: cannot open' trace2wl out.wl missing
 no_output out.wl
 
 cp good.mtrace newer.mtrace
-poke newer.mtrace 8 '\004'
-expect_fail_with '^trace2wl: newer\.mtrace: .*version 4 is newer' trace2wl out.wl newer.mtrace
+poke newer.mtrace 8 '\005'
+expect_fail_with '^trace2wl: newer\.mtrace: .*version 5 is newer' trace2wl out.wl newer.mtrace
 no_output out.wl
 
 cp good.mtrace window.mtrace
@@ -70,11 +70,11 @@ expect_fail_with '^trace2wl: call0\.mtrace: offset 4160: record 1:0 does not dec
 	trace2wl out.wl call0.mtrace
 no_output out.wl
 cp good.mtrace out0.mtrace
-poke out0.mtrace 4163 '\200\000' # malloc's result 0x1000 -> 0, no NULL_OUT
+poke out0.mtrace 4164 '\000\000' # malloc's result 0x1000 (2 bytes after head, tag, size) -> 0, no NULL_OUT
 expect_fail_with '^trace2wl: out0\.mtrace: offset 4160: record 1:0 does not decode' \
 	trace2wl out.wl out0.mtrace
 printf '1 100 free 0x40\n1 110 malloc 8 = 0x40\n' | "$top_builddir/tests/conv_mktrace" in0.mtrace
-poke in0.mtrace 4162 '\200\000' # free's pointer 0x40 -> 0, no NULL_IN
+poke in0.mtrace 4162 '\000' # free's pointer 0x40 (after head and tag) -> 0, no NULL_IN
 expect_fail_with '^trace2wl: in0\.mtrace: offset 4160: record 1:0 does not decode' \
 	trace2wl out.wl in0.mtrace
 no_output out.wl

@@ -50,8 +50,8 @@ expect_fail_with '^mtrace-dump: short.mtr: truncated in the file header \(100 of
 expect_fail_with '^mtrace-dump: missing.mtr: cannot open: No such file' mtrace-dump missing.mtr
 
 cp closed.mtr newer.mtr
-poke newer.mtr 8 '\004\000'
-expect_fail_with '^mtrace-dump: newer.mtr: format version 4 is newer than this reader \(3\)$' \
+poke newer.mtr 8 '\005\000'
+expect_fail_with '^mtrace-dump: newer.mtr: format version 5 is newer than this reader \(4\)$' \
 	mtrace-dump newer.mtr
 
 cp closed.mtr badwin.mtr

@@ -10,7 +10,7 @@ synth=$top_builddir/tests/fmt_synth
 mtrace-dump calls.mtr >dump.txt 2>err.txt
 [ ! -s err.txt ] || fail "warnings on a clean trace: $(cat err.txt)"
 cat >want.txt <<'EOF'
-# trace calls.mtr (format 3)
+# trace calls.mtr (format 4)
 # pid 4242, ppid 1, exe /usr/bin/synth
 # allocator glibc, 8-byte pointers, little-endian
 # timestamps monotonic at 1000000000 Hz, started 2023-11-14 22:13:20 UTC
@@ -125,4 +125,11 @@ cp "$top_srcdir/tests/data/v2-sort.mtrace" v2-sort.mtrace
 mtrace-dump v2-sort.mtrace >v2.txt 2>v2.err || fail "version 2 trace: $(cat v2.err)"
 [ ! -s v2.err ] || fail "warnings on a version 2 trace: $(cat v2.err)"
 diff -u "$top_srcdir/tests/data/v2-sort.dump" v2.txt >&2 || fail "version 2 trace reads differently"
+# A version 3 trace (varint fields; some records carry their time, some
+# stamped by a stamp record: sort under MTRACE_SPARSE_TIME=1) reads as the
+# version 3 reader read it.
+cp "$top_srcdir/tests/data/v3-sort.mtrace" v3-sort.mtrace
+mtrace-dump v3-sort.mtrace >v3.txt 2>v3.err || fail "version 3 trace: $(cat v3.err)"
+[ ! -s v3.err ] || fail "warnings on a version 3 trace: $(cat v3.err)"
+diff -u "$top_srcdir/tests/data/v3-sort.dump" v3.txt >&2 || fail "version 3 trace reads differently"
 pass
