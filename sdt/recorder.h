@@ -152,8 +152,9 @@ void mt_record_slow(struct mt_rec r);
  * plain store: about 60 instructions for malloc, 45 for free (callgrind,
  * bench/recorder.sh).  No lock, no atomic read-modify-write, no syscall,
  * no allocation.  With MTRACE_STACKS an allocating call adds its stack
- * walk and table probe (rec_stack.c): about 600 instructions for a
- * 5-frame stack seen before (callgrind, bench/alloc_heavy).
+ * walk and table probe (rec_stack.c): about 270 instructions a call on
+ * bench/alloc_heavy, where the walk reuses the outer frames of the last
+ * one (rec_stack_memo.c; callgrind, docs/BENCHMARKS.md).
  *
  * Re-entry: calls that arrive while this thread is inside the recorder -
  * from our own use of libc, or from a signal handler that interrupted a
