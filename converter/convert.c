@@ -160,17 +160,6 @@ static int obj_give(struct conv *c, struct src *x, uint64_t obj)
 	return 0;
 }
 
-void release_block(struct conv *c, const struct src *x, struct am_entry *e)
-{
-	uint64_t addr = e->addr;
-	assert(e->live && !e->wanted);
-	c->live_bytes -= am_size(&c->map, e);
-	am_unset_live(&c->map, e);
-	am_note_free(&c->map, addr, x->tid, x->recno);
-	am_remove(&c->map, e);
-	if (c->nparked)
-		unpark_address(c, addr);
-}
 
 /* A call that passed the block in and left it live (a failed realloc) is a
  * use: whoever frees the block later must be ordered after it too, so the
