@@ -103,7 +103,6 @@ static inline int emit_op(struct conv *c, uint32_t s, const struct mt_op *op)
 	if (mt_wl_writer_op(c->w, x->wl, op, c->e) < 0)
 		return -1;
 	x->ops++;
-	c->res.ops++;
 	return 0;
 }
 
