@@ -151,7 +151,11 @@ static inline __attribute__((always_inline)) int mt_varint_get(const uint8_t **p
  * byte or against end - about 15 instructions and one branch for any
  * length up to 8 bytes, where mt_varint_get tests the first two bytes and
  * their bounds and calls its long path for longer ones (most pointer
- * deltas of a trace).  Nine and ten bytes go to the long path too.
+ * deltas of a trace).  Nine and ten bytes go to the long path too.  One
+ * and two bytes, tested first, take 4 and 7 instructions: most sizes and
+ * most records' time deltas (hundreds to thousands of clock ticks) are
+ * one or two bytes, and the test costs longer varints two instructions
+ * (trace2wl on the quick corpus traces: 10-18 fewer a record).
  */
 static inline __attribute__((always_inline)) int mt_varint_get_wide(const uint8_t **pp,
 								      const uint8_t *end, uint64_t *out)
@@ -161,6 +165,11 @@ static inline __attribute__((always_inline)) int mt_varint_get_wide(const uint8_
 	if (!(w & 0x80)) {
 		*out = w & 0x7f;
 		*pp = p + 1;
+		return 0;
+	}
+	if (!(w & 0x8000)) {
+		*out = (w & 0x7f) | (w >> 1 & 0x3f80);
+		*pp = p + 2;
 		return 0;
 	}
 	uint64_t stops = ~w & 0x8080808080808080ull;
