@@ -45,7 +45,6 @@ static inline __attribute__((always_inline)) int read_one(struct conv *c, struct
 		am_prefetch(&c->map, a->r.ptr_in);
 	if (a->r.ptr_out)
 		am_prefetch(&c->map, a->r.ptr_out);
-	x->ahead_count++;
 	return 1;
 }
 
@@ -54,7 +53,7 @@ static int fill_ahead(struct conv *c, struct src *x)
 {
 	int rc = 1;
 	while (x->ahead_count <= x->ahead_mask && (rc = read_one(c, x, x->ahead_count)) > 0)
-		;
+		x->ahead_count++;
 	return rc < 0 ? -1 : 0;
 }
 
@@ -88,15 +87,17 @@ static int end_of_thread(struct src *x)
  * Inline in the loop, which calls it once per record: until the thread's
  * records run out the ring is full, so the slot the head leaves is the one
  * to refill - one inline decode (about 100 instructions) and one or two
- * prefetches. */
+ * prefetches - and the ring's count only changes once they have run out. */
 static inline __attribute__((always_inline)) int advance(struct conv *c, uint32_t s)
 {
 	struct src *x = &c->src[s];
 	unsigned left = x->ahead_first;
 	x->ahead_first = (left + 1) & x->ahead_mask;
-	x->ahead_count--;
-	if (!x->cursor_done && read_one(c, x, left) < 0)
+	int rc = x->cursor_done ? 0 : read_one(c, x, left);
+	if (rc < 0)
 		return -1;
+	if (rc == 0)
+		x->ahead_count--;
 	return x->ahead_count ? take_head(c, s) : end_of_thread(x);
 }
 
