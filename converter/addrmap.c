@@ -191,9 +191,8 @@ static int home_between(size_t hole, size_t home, size_t at)
 	return hole <= at ? hole < home && home <= at : hole < home || home <= at;
 }
 
-void am_remove(struct addrmap *m, struct am_entry *e)
+void am_close_hole(struct addrmap *m, size_t hole)
 {
-	size_t hole = (size_t)(e - m->slots);
 	for (size_t i = next_slot(m, hole); m->slots[i].addr; i = next_slot(m, i)) {
 		if (home_between(hole, am_slot(m, m->slots[i].addr), i))
 			continue;
@@ -201,7 +200,6 @@ void am_remove(struct addrmap *m, struct am_entry *e)
 		hole = i;
 	}
 	m->slots[hole] = (struct am_entry){ 0 };
-	m->used--;
 }
 
 /* ---- sizes of 16 MiB and more ----

@@ -114,8 +114,22 @@ static inline struct am_entry *am_get(struct addrmap *m, uint64_t addr)
 	return e;
 }
 
-/* Takes e out of the map.  Moves entries: earlier pointers are invalid. */
-void am_remove(struct addrmap *m, struct am_entry *e);
+/* am_remove's shift of the entries behind the hole it leaves, out of line. */
+void am_close_hole(struct addrmap *m, size_t hole);
+
+/* Takes e out of the map.  Moves entries: earlier pointers are invalid.
+ * Inline for the common case, an entry with an empty slot behind it (no
+ * entry to shift back): a store, where the call cost a free 8 more
+ * instructions. */
+static inline void am_remove(struct addrmap *m, struct am_entry *e)
+{
+	size_t hole = (size_t)(e - m->slots);
+	m->used--;
+	if (m->slots[hole + 1 == m->n ? 0 : hole + 1].addr)
+		am_close_hole(m, hole);
+	else
+		*e = (struct am_entry){ 0 };
+}
 
 /* e's block is now live: it holds size bytes, is object obj, and was
  * allocated by thread owner, whose stream then had pos ops.  No thread
@@ -158,6 +172,20 @@ static inline void am_unset_live(struct addrmap *m, struct am_entry *e)
 		am_unset_big(m, e->addr);
 	e->live = 0;
 	m->live--;
+}
+
+/* e's live block is freed: it leaves the map (am_remove).  Returns its
+ * requested size. */
+static inline uint64_t am_release(struct addrmap *m, struct am_entry *e)
+{
+	uint64_t size = e->size;
+	if (size == AM_SIZE_BIG) {
+		size = am_big_size(m, e->addr);
+		am_unset_big(m, e->addr);
+	}
+	m->live--;
+	am_remove(m, e);
+	return size;
 }
 
 /* The frees remembered: 2^AM_FREED_BITS of them, 384 KiB, so that the

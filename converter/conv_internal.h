@@ -5,6 +5,8 @@
 #ifndef TRACE2WL_CONV_INTERNAL_H
 #define TRACE2WL_CONV_INTERNAL_H
 
+#include <assert.h>
+
 #include "addrmap.h"
 #include "convert.h"
 #include "vclock.h"
@@ -101,7 +103,6 @@ static inline int emit_op(struct conv *c, uint32_t s, const struct mt_op *op)
 	if (mt_wl_writer_op(c->w, x->wl, op, c->e) < 0)
 		return -1;
 	x->ops++;
-	c->res.ops++;
 	return 0;
 }
 
@@ -132,8 +133,20 @@ static inline int emit_call(struct conv *c, uint32_t s, struct mt_op *op, uint64
 	return 0;
 }
 
-/* convert.c: e's block is freed by x's head record (it leaves the map). */
-void release_block(struct conv *c, const struct src *x, struct am_entry *e);
+/* park.c */
+void unpark_address(struct conv *c, uint64_t addr);
+
+/* e's block is freed by x's head record: it leaves the map.  Inline, as
+ * every free comes here. */
+static inline void release_block(struct conv *c, const struct src *x, struct am_entry *e)
+{
+	uint64_t addr = e->addr;
+	assert(e->live && !e->wanted);
+	c->live_bytes -= am_release(&c->map, e);
+	am_note_free(&c->map, addr, x->tid, x->recno);
+	if (c->nparked)
+		unpark_address(c, addr);
+}
 /* -1, with the error for a map that cannot grow. */
 int map_full(struct conv *c);
 
@@ -147,7 +160,6 @@ void heap_update(struct conv *c, uint32_t s);
 /* park.c */
 void park_on_address(struct conv *c, uint32_t s, uint64_t addr);
 void pull_key(struct conv *c, uint32_t s);
-void unpark_address(struct conv *c, uint64_t addr);
 int hold_for_address(struct conv *c, uint32_t s, uint64_t addr);
 void unhold_address(struct conv *c, uint64_t addr);
 void end_hold(struct conv *c, uint32_t s);

@@ -30,7 +30,6 @@ struct conv_opts {
 struct conv_result {
 	uint32_t threads;      /* workload threads (those with at least one op) */
 	uint64_t calls;        /* call ops written, sync ops not counted */
-	uint64_t ops;          /* all ops */
 	uint64_t records;      /* trace records read, events included */
 	uint64_t dropped;      /* calls the recorder did not record (its header says) */
 	uint32_t stop_reason;  /* the recording stopped early (its header says) */

@@ -169,15 +169,21 @@ static inline uint64_t mt_rec_requested(const struct mt_rec *r)
  * NULL_IN flag of a call that passes no block in, the NULL_OUT flag of one
  * that returns none; 0 for the calls that have both (realloc,
  * reallocarray) and events, which a stamp record precedes instead.
+ * mt_stamp_bit_of says it for a call's field set, for a decoder that has
+ * looked that up already.
  */
+static inline unsigned mt_stamp_bit_of(unsigned fields)
+{
+	if (!fields || fields & MT_FIELD_EVENT)
+		return 0;
+	if (!(fields & MT_FIELD_IN))
+		return MT_RF_NULL_IN;
+	return fields & MT_FIELD_OUT ? 0 : MT_RF_NULL_OUT;
+}
+
 static inline unsigned mt_stamp_bit(unsigned call)
 {
-	unsigned f = mt_call_field_set(call);
-	if (!f || f & MT_FIELD_EVENT)
-		return 0;
-	if (!(f & MT_FIELD_IN))
-		return MT_RF_NULL_IN;
-	return f & MT_FIELD_OUT ? 0 : MT_RF_NULL_OUT;
+	return mt_stamp_bit_of(mt_call_field_set(call));
 }
 
 /*
@@ -455,38 +461,42 @@ static inline __attribute__((always_inline)) int mt_rec_decode_body(const uint8_
 	const uint8_t *q = p;
 	uint64_t v, tag = 0;
 
-	unsigned head = *q++;
+	unsigned head = *q++, f;
 	/* Field by field: a compound literal is zeroed with rep stos, whose start
-	 * costs more than the whole record. */
+	 * costs more than the whole record.  The call's fields and stamp bit
+	 * are looked up once, from the head that holds the call. */
 	r->stamped = 1;
 	if (s->ts_each) {
 		if (mt_rec_varint(&q, end, &v, wide))
 			return MT_DEC_CORRUPT;
 		r->ts = s->last_ts + v;
+		f = mt_call_field_set(head & 0x0f);
 	} else if (head == MT_HEAD_STAMP) {
 		/* The record after a stamp was stored before the stamp's byte. */
 		if (mt_rec_tag(&q, end, s, MT_HEAD_STAMP, &tag) ||
 		    mt_rec_field(&q, end, s, &tag, MT_W_NUM, &v, wide) || q >= end || *q == 0 ||
-		    *q == MT_HEAD_STAMP || *q & mt_stamp_bit(*q & 0x0f))
+		    *q == MT_HEAD_STAMP)
 			return MT_DEC_CORRUPT;
 		r->ts = s->last_ts + v;
 		head = *q++;
-		if (mt_rec_tag(&q, end, s, head & 0x0f, &tag))
+		f = mt_call_field_set(head & 0x0f);
+		if (head & mt_stamp_bit_of(f) || mt_rec_tag(&q, end, s, head & 0x0f, &tag))
 			return MT_DEC_CORRUPT;
 	} else {
+		f = mt_call_field_set(head & 0x0f);
+		unsigned bit = mt_stamp_bit_of(f);
 		if (mt_rec_tag(&q, end, s, head & 0x0f, &tag))
 			return MT_DEC_CORRUPT;
-		if (head & mt_stamp_bit(head & 0x0f)) {
+		if (head & bit) {
 			if (mt_rec_field(&q, end, s, &tag, MT_W_NUM, &v, wide))
 				return MT_DEC_CORRUPT;
 			r->ts = s->last_ts + v;
-			head &= ~mt_stamp_bit(head & 0x0f);
+			head &= ~bit;
 		} else {
 			r->ts = s->last_ts;
 			r->stamped = 0;
 		}
 	}
-	unsigned f = mt_call_field_set(head & 0x0f);
 	r->call = (uint8_t)(head & 0x0f);
 	r->flags = (uint8_t)(head & 0xf0);
 	r->rc = r->event = r->nargs = 0;
@@ -527,7 +537,8 @@ static inline __attribute__((always_inline)) int mt_rec_decode_body(const uint8_
 			s->last_ptr = r->ptr_out;
 			if (!r->ptr_out || mt_rec_field(&q, end, s, &tag, MT_W_SLACK, &v, wide))
 				return MT_DEC_CORRUPT;
-			r->usable = mt_rec_requested(r) + (uint64_t)mt_unzigzag(v);
+			r->usable = (f & MT_FIELD_NMEMB ? r->nmemb * r->size : r->size) +
+				    (uint64_t)mt_unzigzag(v);
 		} else if (f & MT_FIELD_RC) {
 			if (mt_rec_field(&q, end, s, &tag, MT_W_NUM, &v, wide) || v > UINT32_MAX)
 				return MT_DEC_CORRUPT;

@@ -252,13 +252,10 @@ struct mt_op_field {
 	uint64_t v;
 };
 
-static __attribute__((noinline)) struct mt_op_field mt_op_field_long(const uint8_t *p,
-								     const uint8_t *end)
+static inline struct mt_op_field mt_op_field_long(const uint8_t *p, const uint8_t *end)
 {
-	uint64_t v;
-	if (mt_varint_get_long(&p, end, &v))
-		return (struct mt_op_field){ NULL, 0 };
-	return (struct mt_op_field){ p, v };
+	struct mt_varint f = mt_varint_long_at(p, end);
+	return (struct mt_op_field){ f.p, f.v };
 }
 
 /* The varint at p, whose op the caller knows to end before end: one and

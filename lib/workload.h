@@ -94,7 +94,7 @@ struct mt_wl_writer {
 	uint64_t spill_end;           /* bytes in the spill file */
 	struct mt_wl_stream *s;
 	size_t ns, scap;
-	uint64_t ops, calls[16];
+	uint64_t ops, calls[MT_WL_OPCODES]; /* by opcode; the header has the calls' */
 };
 
 /* Starts a workload to be put at path at finish; fails if path exists
@@ -111,8 +111,7 @@ static inline void mt_wl_writer_put(struct mt_wl_writer *w, struct mt_wl_stream 
 	s->used += (uint32_t)mt_op_encode(s->buf + s->used, &s->st, op, w->timing);
 	s->ops++;
 	w->ops++;
-	if (op->code < 16)
-		w->calls[op->code]++;
+	w->calls[op->code & (MT_WL_OPCODES - 1)]++;
 }
 
 /* mt_wl_writer_op's rare case: a full buffer. */
