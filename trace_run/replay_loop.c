@@ -345,11 +345,6 @@ static void realloc_done(struct rt_thread *t, const struct mt_op *op, void *in, 
 	uint64_t size = impossible(req) ? 0 : req;
 	int64_t old_size = op->old_obj ? (int64_t)t->slots[op->old_obj].size : 0;
 
-	if (op->new_obj)
-		ideal_add(t, (int64_t)size - old_size);
-	else if (mt_op_releases_old(op))
-		ideal_add(t, -old_size);
-
 	if (!out)
 		realloc_now_null(t, op, in, req);
 	else if (!op->new_obj)
@@ -358,7 +353,10 @@ static void realloc_done(struct rt_thread *t, const struct mt_op *op, void *in, 
 		t->slots[op->old_obj].ptr = NULL;
 	if (op->new_obj) {
 		t->slots[op->new_obj] = (struct rt_slot){ out, size };
-		touch(t, out, size);
+		touch(t, out, size); /* before the count, as in alloc_done */
+		ideal_add(t, (int64_t)size - old_size);
+	} else if (mt_op_releases_old(op)) {
+		ideal_add(t, -old_size);
 	}
 }
 
@@ -375,8 +373,11 @@ static inline void alloc_done(struct rt_thread *t, uint64_t new_obj, void *out, 
 	if (!out)
 		t->failed_now++;
 	t->slots[new_obj] = (struct rt_slot){ out, size };
-	ideal_add(t, (int64_t)size);
+	/* written first, so that an RSS reading at a new ideal peak (rss.c)
+	 * sees the block resident: read before, a large block freed within the
+	 * monitor's millisecond went uncounted */
 	touch(t, out, size);
+	ideal_add(t, (int64_t)size);
 }
 
 /* A block the program frees goes: --touch writes it first, as the program
