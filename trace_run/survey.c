@@ -43,7 +43,9 @@
 #include "mapped.h"
 #include "replay_internal.h"
 
-enum { SLOTS_A_LINE = 4, COLD_AGE = 16384, COLD_SHARE = 8 };
+/* slots of the object table that share a 64-byte cache line */
+enum { SLOTS_A_LINE = 64 / sizeof(struct rt_slot), COLD_AGE = 16384, COLD_SHARE = 8 };
+_Static_assert(64 % sizeof(struct rt_slot) == 0, "object slots tile a cache line");
 
 /* The op stamps of the object table's lines, for the cold frees. */
 struct stamps {
