@@ -186,8 +186,7 @@ void rt_clock_hold(struct rt_thread *t, uint64_t bytes)
 		if (others_stuck(t))
 			return; /* nothing can free: the bytes go over the cap */
 		atomic_store_explicit(&t->state, RT_HELD, memory_order_relaxed);
-		syscall(SYS_futex, (uint32_t *)&r->held_seq, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, seq,
-			&backstop, NULL, 0);
+		rt_futex_wait_for(&r->held_seq, seq, &backstop);
 		atomic_store_explicit(&t->state, RT_RUNNING, memory_order_relaxed);
 	}
 }
@@ -239,8 +238,7 @@ uint64_t rt_clock_gate(struct rt_thread *t, uint64_t rec)
 		/* a thread held by the cap may now have no other that can free */
 		if (atomic_load(&r->held_wake_at) != RT_NO_WAKE)
 			rt_clock_release(r);
-		long rc = syscall(SYS_futex, (uint32_t *)&slow->clock_seq,
-				  FUTEX_WAIT | FUTEX_PRIVATE_FLAG, seq, &backstop, NULL, 0);
+		long rc = rt_futex_wait_for(&slow->clock_seq, seq, &backstop);
 		atomic_store_explicit(&t->state, RT_RUNNING, memory_order_relaxed);
 		if (rc && errno == ETIMEDOUT && awaits_signal(slow) &&
 		    atomic_load(&slow->at) == was_at)

@@ -197,8 +197,7 @@ void *rt_monitor_main(void *arg)
 		 * one, not one more before it. */
 		int last = atomic_load_explicit(&r->stop, memory_order_acquire);
 		if (!last) {
-			syscall(SYS_futex, (uint32_t *)&r->stop, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 0,
-				&ts, NULL, 0);
+			rt_futex_wait_for(&r->stop, 0, &ts);
 			last = atomic_load_explicit(&r->stop, memory_order_acquire);
 		}
 		rt_rss_sample(r);

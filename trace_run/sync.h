@@ -23,6 +23,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 enum { RT_SYNC_CLEAR = 0, RT_SYNC_SET = 1, RT_SYNC_SLEEPER = 2 };
@@ -38,6 +39,15 @@ static inline void rt_cpu_relax(void)
 static inline long rt_futex(_Atomic uint32_t *w, int op, uint32_t val)
 {
 	return syscall(SYS_futex, (uint32_t *)w, op | FUTEX_PRIVATE_FLAG, val, NULL, NULL, 0);
+}
+
+/* Sleeps while *w holds val, for at most *timeout; 0 when woken, -1 with
+ * errno set (ETIMEDOUT, or EAGAIN when *w no longer held val) otherwise. */
+static inline long rt_futex_wait_for(_Atomic uint32_t *w, uint32_t val,
+				     const struct timespec *timeout)
+{
+	return syscall(SYS_futex, (uint32_t *)w, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, val, timeout,
+		       NULL, 0);
 }
 
 static inline void rt_sync_signal(_Atomic uint32_t *w)
