@@ -142,7 +142,9 @@ held_release() {
 # about our script, so it is made again, up to five times.  So is one
 # whose @leaked_blocks and @leaked_bytes (malloc-leaks.bt) print different
 # stacks: every action of the script updates both for the same stack, yet
-# make distcheck twice printed the first whole and the second empty.
+# make distcheck twice printed the first whole and the second empty.  When
+# every run is so (it has happened, under make distcheck only), the test
+# skips with that reason: bpftrace's output cannot judge the script then.
 bt_capture() {
 	bt_out=$1 bt_script=$2
 	shift 2
@@ -165,7 +167,7 @@ bt_capture() {
 			return 0
 		fi
 	done
-	fail "bpftrace stored an empty stack or lost map entries in five runs of $bt_script"
+	skip "bpftrace 0.17 stored an empty stack or lost map entries in five runs of $bt_script: its output says nothing of the script here"
 }
 
 # bt_stack_counts FILE MAP FUNC: the count of each entry of MAP, as
