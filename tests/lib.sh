@@ -9,7 +9,8 @@ t_name=$(basename "$0" .sh)
 t_dir=$(mktemp -d "${TMPDIR:-/tmp}/$t_name.XXXXXX")
 t_keep=1
 t_children=
-trap 't_stop_children; if [ "$t_keep" = 0 ]; then rm -rf "$t_dir"; else echo "scratch kept in $t_dir" >&2; fi' EXIT
+t_outside=
+trap 't_stop_children; t_remove_outside; if [ "$t_keep" = 0 ]; then rm -rf "$t_dir"; else echo "scratch kept in $t_dir" >&2; fi' EXIT
 cd "$t_dir"
 
 # t_reap PID: PID, started in the background, is stopped when the test
@@ -18,6 +19,18 @@ cd "$t_dir"
 # later test and may be stuck for minutes when it is finally stopped.
 t_reap() {
 	t_children="$t_children $1"
+}
+
+# t_remove_at_exit FILE: FILE, which the test made outside its scratch
+# directory, is removed when the test exits, on every path.
+t_remove_at_exit() {
+	t_outside="$t_outside $1"
+}
+
+t_remove_outside() {
+	for t_file in $t_outside; do
+		rm -f "$t_file"
+	done
 }
 
 # t_alive PID: PID exists and has not exited (a zombie not yet waited for
