@@ -83,21 +83,15 @@ struct mt_codec_state {
 	uint8_t stacks;   /* the trace's allocating records carry a stack */
 	uint8_t ts_each;  /* version 2: every record's body starts with its time */
 	uint8_t varints;  /* versions 1 to 3: fields are varints, no tag */
+	/* By head call (MT_HEAD_STAMP included), for the decoder: its tag's
+	 * bits and its stamp bit, looked up in one load each where working
+	 * them out from the call's fields cost a record 20 instructions. */
+	uint8_t tag_bits[16], stamp_bit[16];
 };
 
 /* mt_codec_init's mode: bits of what the trace's records hold.  The
  * encoder writes version 4 only (neither TS_EACH nor VARINTS). */
 enum { MT_CODEC_STACKS = 1, MT_CODEC_TS_EACH = 2, MT_CODEC_VARINTS = 4 };
-
-static inline void mt_codec_init(struct mt_codec_state *s, uint64_t base_ts, unsigned mode)
-{
-	s->last_ts = base_ts;
-	s->last_ptr = 0;
-	s->last_stack = 0;
-	s->stacks = (mode & MT_CODEC_STACKS) != 0;
-	s->ts_each = (mode & MT_CODEC_TS_EACH) != 0;
-	s->varints = (mode & (MT_CODEC_VARINTS | MT_CODEC_TS_EACH)) != 0;
-}
 
 /*
  * Which fields a call's record carries, one bit each, as in the table above.
@@ -216,6 +210,20 @@ static inline unsigned mt_tag_bits(unsigned call, int stacks)
 static inline unsigned mt_tag_bytes(unsigned call, int stacks)
 {
 	return (mt_tag_bits(call, stacks) + 7) / 8;
+}
+
+static inline void mt_codec_init(struct mt_codec_state *s, uint64_t base_ts, unsigned mode)
+{
+	s->last_ts = base_ts;
+	s->last_ptr = 0;
+	s->last_stack = 0;
+	s->stacks = (mode & MT_CODEC_STACKS) != 0;
+	s->ts_each = (mode & MT_CODEC_TS_EACH) != 0;
+	s->varints = (mode & (MT_CODEC_VARINTS | MT_CODEC_TS_EACH)) != 0;
+	for (unsigned call = 0; call < sizeof s->tag_bits; call++) {
+		s->tag_bits[call] = (uint8_t)mt_tag_bits(call, s->stacks);
+		s->stamp_bit[call] = (uint8_t)mt_stamp_bit(call);
+	}
 }
 
 /* The bytes of a packed field of `width` code bits whose code is `code`. */
@@ -410,7 +418,7 @@ static inline __attribute__((always_inline)) int mt_rec_varint(const uint8_t **p
 /* A version 4 record's tag of `bits` bits (mt_tag_bits); nothing in
  * versions 1 to 3.  The decoder has the call's fields already, so it
  * passes the bits, not the call: looking the call up again cost a record
- * 40 instructions.  Wide as for mt_rec_varint: a tag is 2 bytes at most,
+ * 40 instructions (mt_codec_state's tag_bits).  Wide as for mt_rec_varint: a tag is 2 bytes at most,
  * read with one load and masked to its length. */
 static inline __attribute__((always_inline)) int mt_rec_tag(const uint8_t **pp,
 							      const uint8_t *end,
@@ -483,20 +491,20 @@ static inline __attribute__((always_inline)) int mt_rec_decode_body(const uint8_
 		f = mt_call_field_set(head & 0x0f);
 	} else if (head == MT_HEAD_STAMP) {
 		/* The record after a stamp was stored before the stamp's byte. */
-		if (mt_rec_tag(&q, end, s, MT_W_NUM, &tag, wide) ||
+		if (mt_rec_tag(&q, end, s, s->tag_bits[MT_HEAD_STAMP], &tag, wide) ||
 		    mt_rec_field(&q, end, s, &tag, MT_W_NUM, &v, wide) || q >= end || *q == 0 ||
 		    *q == MT_HEAD_STAMP)
 			return MT_DEC_CORRUPT;
 		r->ts = s->last_ts + v;
 		head = *q++;
 		f = mt_call_field_set(head & 0x0f);
-		if (head & mt_stamp_bit_of(f) ||
-		    mt_rec_tag(&q, end, s, mt_tag_bits_of(f, s->stacks), &tag, wide))
+		if (head & s->stamp_bit[head & 0x0f] ||
+		    mt_rec_tag(&q, end, s, s->tag_bits[head & 0x0f], &tag, wide))
 			return MT_DEC_CORRUPT;
 	} else {
 		f = mt_call_field_set(head & 0x0f);
-		unsigned bit = mt_stamp_bit_of(f);
-		if (mt_rec_tag(&q, end, s, mt_tag_bits_of(f, s->stacks), &tag, wide))
+		unsigned bit = s->stamp_bit[head & 0x0f];
+		if (mt_rec_tag(&q, end, s, s->tag_bits[head & 0x0f], &tag, wide))
 			return MT_DEC_CORRUPT;
 		if (head & bit) {
 			if (mt_rec_field(&q, end, s, &tag, MT_W_NUM, &v, wide))
