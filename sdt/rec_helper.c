@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -34,6 +35,8 @@ static int handed_over;         /* its thread took it as it was */
 static int done_with;           /* and filled it already: unmapped once populated */
 static uint8_t *unmapping;      /* the mapping being unmapped, for a fork */
 static uint32_t unmapping_size;
+static int creator_policy;      /* of the thread that started the helper */
+static struct sched_param creator_param;
 
 /* A window header that says "claimed, never used" (trace_format.h). */
 static int write_padding(int fd, uint64_t off, uint32_t size)
@@ -134,10 +137,28 @@ static void sleep_until(uint64_t ns)
 	pthread_cond_timedwait(&wake, lock, &ts);
 }
 
+/*
+ * A helper started from a real-time thread (SCHED_FIFO or SCHED_RR)
+ * inherits its priority; at that same priority it would wait, under
+ * SCHED_FIFO, until a recording thread blocks, and a program whose
+ * real-time threads keep every CPU busy would never let it run: each
+ * thread would then prepare its own windows, in its calls.  One level
+ * above, it preempts a thread for the time it works and sleeps again.
+ * Nothing changes when raising is not allowed (RLIMIT_RTPRIO).
+ */
+static void outrank_creator(void)
+{
+	struct sched_param sp = { .sched_priority = creator_param.sched_priority + 1 };
+	if ((creator_policy == SCHED_FIFO || creator_policy == SCHED_RR) &&
+	    creator_param.sched_priority < sched_get_priority_max(creator_policy))
+		pthread_setschedparam(pthread_self(), creator_policy, &sp);
+}
+
 static void *helper_main(void *arg)
 {
 	(void)arg;
 	mt_tls.busy = MT_BUSY_INTERNAL;
+	outrank_creator();
 	pthread_mutex_lock(lock);
 	for (;;) {
 		struct mt_slot *s = mt_slot_needing_help();
@@ -178,6 +199,7 @@ void mt_helper_start(pthread_mutex_t *recorder_lock)
 	 * for the new thread (its TLS vector) is recorded as any other. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_getschedparam(pthread_self(), &creator_policy, &creator_param);
 	int rc = pthread_create(&th, &a, helper_main, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&a);
