@@ -4,8 +4,8 @@
  * Cost to a recording thread: at each window's end (4 KiB, then doubling
  * to 1 MiB) the swap under the recorder lock and one condition signal;
  * nothing per call.  The helper's own cost: per 1 MiB window a fallocate,
- * a 64-byte pwrite, an mmap, the populate (most of it) and an munmap; it
- * sleeps until a thread asks (a check every 100 ms).
+ * a 64-byte pwrite, an mmap, a pwrite of zeros, the populate and an
+ * munmap; it sleeps until a thread asks (a check every 100 ms).
  *
  * A claimed window is made padding (a window header with tid 0, which
  * readers skip) before it is mapped, so a window prepared but never used -
@@ -17,7 +17,9 @@
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
+#include <linux/magic.h>
 #include <sys/mman.h>
+#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,6 +40,25 @@ static uint32_t unmapping_size;
 static int creator_policy;      /* of the thread that started the helper */
 static struct sched_param creator_param;
 
+/* Zeros to write a window's pages from: never written, so every page of
+ * it is the kernel's one zero page, and it costs no memory.  NULL when it
+ * could not be mapped. */
+static const uint8_t *zeros;
+
+static void map_zeros(void)
+{
+	void *m = mmap(NULL, MT_WINDOW_MAX, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	zeros = m == MAP_FAILED ? NULL : m;
+}
+
+/* tmpfs allocates a file's pages at fallocate already: writing zeros
+ * over them would only copy. */
+static int pages_exist_after_fallocate(int fd)
+{
+	struct statfs sf;
+	return fstatfs(fd, &sf) == 0 && (sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC);
+}
+
 /* A window header that says "claimed, never used" (trace_format.h). */
 static int write_padding(int fd, uint64_t off, uint32_t size)
 {
@@ -49,6 +70,27 @@ static int write_padding(int fd, uint64_t off, uint32_t size)
 		n = pwrite(fd, h, sizeof h, (off_t)off);
 	while (n < 0 && errno == EINTR);
 	return n == (ssize_t)sizeof h ? 0 : -1;
+}
+
+/*
+ * Zeros over the window past its header, written before anyone writes into
+ * it (the recorder lock is held): pages that a write put in the page cache
+ * cost populate() far less than pages it must create by faulting (ext4,
+ * 1 MiB windows: ~0.4 ms of the helper's CPU in all against ~1 ms,
+ * docs/BENCHMARKS.md).  Best effort: populate() faults in what is not
+ * written.  The descriptor is checked again just before: the program may
+ * have closed it and opened a file of its own under its number since the
+ * claim.
+ */
+static void write_zeros(struct mt_file *f, uint64_t off, uint32_t size)
+{
+	if (!zeros || pages_exist_after_fallocate(f->fd.fd) || !mt_fd_ours(&f->fd))
+		return;
+	ssize_t n;
+	do
+		n = pwrite(f->fd.fd, zeros, size - MT_WINDOW_HEADER_SIZE,
+			   (off_t)(off + MT_WINDOW_HEADER_SIZE));
+	while (n < 0 && errno == EINTR);
 }
 
 /* Faults the window's pages in, writable: a write fault each on a page
@@ -96,6 +138,9 @@ static void prepare(struct mt_slot *s)
 		s->next_state = MT_NEXT_FAILED;
 		return;
 	}
+	if (!zeros)
+		map_zeros();
+	write_zeros(file, off, size);
 	s->next_base = m;
 	s->next_size = size;
 	s->next_off = off;
