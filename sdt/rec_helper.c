@@ -3,9 +3,11 @@
  *
  * Cost to a recording thread: at each window's end (4 KiB, then doubling
  * to 1 MiB) the swap under the recorder lock and one condition signal;
- * nothing per call.  The helper's own cost: per 1 MiB window a fallocate,
- * a 64-byte pwrite, an mmap, the populate (most of it) and an munmap; it
- * sleeps until a thread asks (a check every 100 ms).
+ * nothing per call.  The helper holds that lock while it writes a
+ * window's zeros (0.1-0.3 ms a MiB): a thread that asks for it then waits
+ * for that one write at most.  The helper's own cost: per 1 MiB window a
+ * fallocate, a 64-byte pwrite, an mmap, a pwrite of zeros, the populate
+ * and an munmap; it sleeps until a thread asks (a check every 100 ms).
  *
  * A claimed window is made padding (a window header with tid 0, which
  * readers skip) before it is mapped, so a window prepared but never used -
@@ -15,8 +17,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
+#include <linux/magic.h>
 #include <sys/mman.h>
+#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,6 +39,27 @@ static int handed_over;         /* its thread took it as it was */
 static int done_with;           /* and filled it already: unmapped once populated */
 static uint8_t *unmapping;      /* the mapping being unmapped, for a fork */
 static uint32_t unmapping_size;
+static int creator_policy;      /* of the thread that started the helper */
+static struct sched_param creator_param;
+
+/* Zeros to write a window's pages from: never written, so every page of
+ * it is the kernel's one zero page, and it costs no memory.  NULL when it
+ * could not be mapped. */
+static const uint8_t *zeros;
+
+static void map_zeros(void)
+{
+	void *m = mmap(NULL, MT_WINDOW_MAX, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	zeros = m == MAP_FAILED ? NULL : m;
+}
+
+/* tmpfs allocates a file's pages at fallocate already: writing zeros
+ * over them would only copy. */
+static int pages_exist_after_fallocate(int fd)
+{
+	struct statfs sf;
+	return fstatfs(fd, &sf) == 0 && (sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC);
+}
 
 /* A window header that says "claimed, never used" (trace_format.h). */
 static int write_padding(int fd, uint64_t off, uint32_t size)
@@ -46,6 +72,27 @@ static int write_padding(int fd, uint64_t off, uint32_t size)
 		n = pwrite(fd, h, sizeof h, (off_t)off);
 	while (n < 0 && errno == EINTR);
 	return n == (ssize_t)sizeof h ? 0 : -1;
+}
+
+/*
+ * Zeros over the window past its header, written before anyone writes into
+ * it (the recorder lock is held): pages that a write put in the page cache
+ * cost populate() far less than pages it must create by faulting (ext4,
+ * 1 MiB windows: ~0.4 ms of the helper's CPU in all against ~1 ms,
+ * docs/BENCHMARKS.md).  Best effort: populate() faults in what is not
+ * written.  The descriptor is checked again just before: the program may
+ * have closed it and opened a file of its own under its number since the
+ * claim.
+ */
+static void write_zeros(struct mt_file *f, uint64_t off, uint32_t size)
+{
+	if (!zeros || pages_exist_after_fallocate(f->fd.fd) || !mt_fd_ours(&f->fd))
+		return;
+	ssize_t n;
+	do
+		n = pwrite(f->fd.fd, zeros, size - MT_WINDOW_HEADER_SIZE,
+			   (off_t)(off + MT_WINDOW_HEADER_SIZE));
+	while (n < 0 && errno == EINTR);
 }
 
 /* Faults the window's pages in, writable: a write fault each on a page
@@ -93,6 +140,9 @@ static void prepare(struct mt_slot *s)
 		s->next_state = MT_NEXT_FAILED;
 		return;
 	}
+	if (!zeros)
+		map_zeros();
+	write_zeros(file, off, size);
 	s->next_base = m;
 	s->next_size = size;
 	s->next_off = off;
@@ -134,10 +184,28 @@ static void sleep_until(uint64_t ns)
 	pthread_cond_timedwait(&wake, lock, &ts);
 }
 
+/*
+ * A helper started from a real-time thread (SCHED_FIFO or SCHED_RR)
+ * inherits its priority; at that same priority it would wait, under
+ * SCHED_FIFO, until a recording thread blocks, and a program whose
+ * real-time threads keep every CPU busy would never let it run: each
+ * thread would then prepare its own windows, in its calls.  One level
+ * above, it preempts a thread for the time it works and sleeps again.
+ * Nothing changes when raising is not allowed (RLIMIT_RTPRIO).
+ */
+static void outrank_creator(void)
+{
+	struct sched_param sp = { .sched_priority = creator_param.sched_priority + 1 };
+	if ((creator_policy == SCHED_FIFO || creator_policy == SCHED_RR) &&
+	    creator_param.sched_priority < sched_get_priority_max(creator_policy))
+		pthread_setschedparam(pthread_self(), creator_policy, &sp);
+}
+
 static void *helper_main(void *arg)
 {
 	(void)arg;
 	mt_tls.busy = MT_BUSY_INTERNAL;
+	outrank_creator();
 	pthread_mutex_lock(lock);
 	for (;;) {
 		struct mt_slot *s = mt_slot_needing_help();
@@ -178,6 +246,7 @@ void mt_helper_start(pthread_mutex_t *recorder_lock)
 	 * for the new thread (its TLS vector) is recorded as any other. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_getschedparam(pthread_self(), &creator_policy, &creator_param);
 	int rc = pthread_create(&th, &a, helper_main, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&a);

@@ -13,7 +13,9 @@
  * The helper is started where recording starts outside any allocator call
  * (recorder.c: the constructor, the control API, a forked child's fork
  * handler), with every signal blocked so that the program's signals never
- * land on it; it never records and never allocates.  It is started with
+ * land on it, and one priority level above a real-time creator (so that
+ * busy SCHED_FIFO threads cannot starve it); it never records and never
+ * allocates.  It is started with
  * the recorder lock free and the calling thread not busy, so that
  * pthread_create's own allocation for it (the new thread's TLS vector,
  * made by glibc through the interposed calloc) is recorded like any other
