@@ -85,6 +85,11 @@ static size_t compress(struct csv_gz *w)
 	z.level = 1; /* ISA-L's fastest with Huffman tables of each member's own */
 	z.level_buf = w->level_buf;
 	z.level_buf_size = ISAL_DEF_LVL1_DEFAULT;
+	/* Matches only within the last 512 bytes (the 6-8 rows before): a
+	 * row's cells repeat the rows just before it, and nearer matches
+	 * have shorter distance codes: 10-18% fewer bytes and 8-13% less
+	 * time than the 32 KiB default (docs/BENCHMARKS.md). */
+	z.hist_bits = 9;
 	z.end_of_stream = 1;
 	z.flush = NO_FLUSH;
 	z.next_in = (uint8_t *)w->spare;
