@@ -47,7 +47,9 @@ struct rt_gap {
 struct rt_replay;
 
 /* One replay thread.  The first cache line is written by its owner and read
- * by the monitor and the other threads; the rest is the owner's alone. */
+ * by the monitor and the other threads; the rest is the owner's alone
+ * but for its next_op, next_last_new and next_new_signed, read by the others
+ * while it waits. */
 struct rt_thread {
 	_Alignas(64) _Atomic uint64_t calls; /* allocator calls completed */
 	_Atomic uint64_t syncs;              /* sync ops completed: ops = calls + syncs */
@@ -71,6 +73,11 @@ struct rt_thread {
 	enum rt_touch touch;
 	size_t page;
 	const uint8_t *stream, *end;
+	/* Where its stream goes on after the call it is gated or held at,
+	 * published for the other threads then (clock.c's publish_next). */
+	_Atomic(const uint8_t *) next_op;
+	_Atomic uint64_t next_last_new;
+	_Atomic int next_new_signed;
 	size_t window;          /* stream bytes held ahead, see stream.c */
 	int64_t rss_next;       /* ideal bytes at which it reads the RSS again */
 	int64_t ideal_pending;  /* ideal bytes gathered, not yet in r->ideal_live */
@@ -149,11 +156,14 @@ int rt_survey(struct rt_replay *r, struct mt_error *e);
 /* Thread t, about to make an allocating call at recorded time rec past
  * its limit, waits until every other thread is within the window of rec;
  * returns its new limit (clock.c). */
-uint64_t rt_clock_gate(struct rt_thread *t, uint64_t rec);
+uint64_t rt_clock_gate(struct rt_thread *t, uint64_t rec, const uint8_t *next,
+		       struct mt_op_state st);
 /* Thread t, about to allocate bytes that would take the live requested
  * bytes it knows of past its cap, waits until frees bring them under it or
- * no other thread can free (clock.c). */
-void rt_clock_hold(struct rt_thread *t, uint64_t bytes);
+ * no other thread can free (clock.c); next and st are where its stream
+ * goes on after this call. */
+void rt_clock_hold(struct rt_thread *t, uint64_t bytes, const uint8_t *next,
+		   struct mt_op_state st);
 /* After a flush that freed bytes, with now live: wakes the held threads if
  * now is low enough for one of them. */
 void rt_clock_release(struct rt_replay *r);

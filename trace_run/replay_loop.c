@@ -547,15 +547,16 @@ static inline __attribute__((always_inline)) void advance(struct rt_thread *t, s
  * so a block goes as early as the recording let it and comes no earlier.
  * Two compares (against the last bound seen, and of the live bytes this
  * thread last saw plus its own since against the cap), but past them. */
-static inline void gate(struct rt_thread *t, struct timeline *tl, uint64_t bytes)
+static inline void gate(struct rt_thread *t, struct timeline *tl, uint64_t bytes,
+			const uint8_t *next, struct mt_op_state st)
 {
 	if (!tl->clocked)
 		return;
 	if (tl->rec > tl->limit)
-		tl->limit = rt_clock_gate(t, tl->rec);
+		tl->limit = rt_clock_gate(t, tl->rec, next, st);
 	int64_t room = t->ideal_cap - t->ideal_seen - t->ideal_pending;
 	if (room < 0 || bytes > (uint64_t)room)
-		rt_clock_hold(t, bytes);
+		rt_clock_hold(t, bytes, next, st);
 }
 
 /* After each call: the count the monitor reads, and --trim-every's
@@ -666,7 +667,7 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 				if (tl.used && delta)
 					advance(t, &tl, delta);
 				if (code == MT_CALL_MALLOC) {
-					gate(t, &tl, size);
+					gate(t, &tl, size, p, st);
 					replay_malloc(t, obj, size, timer, overhead);
 				} else {
 					replay_free(t, obj, timer, overhead);
@@ -681,7 +682,7 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 				if (tl.used && delta)
 					advance(t, &tl, delta);
 				if (code == MT_CALL_CALLOC) {
-					gate(t, &tl, mt_nmemb_bytes(nmemb, size));
+					gate(t, &tl, mt_nmemb_bytes(nmemb, size), p, st);
 					replay_calloc(t, obj, nmemb, size, timer, overhead);
 				} else {
 					replay_free_null(t, timer, overhead);
@@ -695,7 +696,7 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 				advance(t, &tl, op.delta_ns);
 			if (mt_op_is_call(op.code)) {
 				if (mt_call_allocates(op.code))
-					gate(t, &tl, adds(t, &op));
+					gate(t, &tl, adds(t, &op), p, st);
 				replay_call(t, &op, timer, overhead);
 				call_done(t, &calls, &until_trim, trim_every);
 				continue;
