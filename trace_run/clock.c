@@ -74,7 +74,16 @@
 #include "replay_internal.h"
 #include "sync.h"
 
-enum { MISSED_WAKE_NS = 1000000, YIELDS = 4 };
+/*
+ * RUNWAY: a thread that must sleep on the window asks to be woken when
+ * the thread it waits for is 1/RUNWAY of a window past the bare need, so
+ * that it wakes with that much recorded time to run before the window can
+ * stop it again: woken at the bare need, a thread faster than the one it
+ * waits for was soon asleep again, and each sleep and wake-up costs tens
+ * of microseconds of CPU time on a VM (docs/BENCHMARKS.md).  The window's
+ * bound on the live set only tightens.
+ */
+enum { MISSED_WAKE_NS = 1000000, YIELDS = 4, RUNWAY = 2 };
 
 /* The lowest position among the other unfinished threads, and whose. */
 static uint64_t slowest(const struct rt_thread *t, uint32_t *who)
@@ -119,6 +128,24 @@ static int yield_until(const struct rt_thread *slow, uint64_t need)
 		sched_yield();
 	}
 	return atomic_load(&slow->at) >= need;
+}
+
+/* The thread's CPU time, read where it starts and ends a wait (each a
+ * system call or more, never on a call's path) to count what the waits
+ * take apart from the replay's own work: rt_thread.clock_cpu_ns. */
+uint64_t rt_thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Ends a wait begun at CPU time began (0: none begun), returning limit. */
+static uint64_t waited(struct rt_thread *t, uint64_t began, uint64_t limit)
+{
+	if (began)
+		t->clock_cpu_ns += rt_thread_cpu_ns() - began;
+	return limit;
 }
 
 /* Whether u waits on a sync point nobody has signalled yet (rather than
@@ -174,6 +201,8 @@ void rt_clock_hold(struct rt_thread *t, uint64_t bytes)
 	/* the shared count, less what this thread has gathered, must come down
 	 * to level for the call to go */
 	const int64_t level = t->ideal_cap - (int64_t)bytes - t->ideal_pending;
+	uint64_t began = rt_thread_cpu_ns();
+	t->clock_waits++;
 	while (!live_within(t, level)) {
 		/* As in rt_clock_gate: the sequence first, then the wake level,
 		 * raised to ours if lower, then the count again. */
@@ -182,13 +211,15 @@ void rt_clock_hold(struct rt_thread *t, uint64_t bytes)
 		while (level > cur && !atomic_compare_exchange_weak(&r->held_wake_at, &cur, level))
 			;
 		if ((t->ideal_seen = atomic_load(&r->ideal_live)) <= level)
-			return;
+			break;
 		if (others_stuck(t))
-			return; /* nothing can free: the bytes go over the cap */
+			break; /* nothing can free: the bytes go over the cap */
 		atomic_store_explicit(&t->state, RT_HELD, memory_order_relaxed);
+		rt_clock_wake(t); /* as in rt_clock_gate */
 		rt_futex_wait_for(&r->held_seq, seq, &backstop);
 		atomic_store_explicit(&t->state, RT_RUNNING, memory_order_relaxed);
 	}
+	waited(t, began, 0);
 }
 
 void rt_clock_release(struct rt_replay *r)
@@ -210,27 +241,33 @@ uint64_t rt_clock_gate(struct rt_thread *t, uint64_t rec)
 	const uint64_t window = r->window_ns;
 	const struct timespec backstop = { 0, MISSED_WAKE_NS };
 	uint32_t who = 0;
+	uint64_t began = 0; /* CPU time when it began to wait */
 
 	for (;;) {
 		uint64_t low = slowest(t, &who);
 		if (low == RT_AT_NONE)
-			return RT_AT_NONE;
+			return waited(t, began, RT_AT_NONE);
 		if (rec - low <= window || rec < low)
-			return low + window;
+			return waited(t, began, low + window);
+		if (!began) {
+			began = rt_thread_cpu_ns();
+			t->clock_waits++;
+		}
 		struct rt_thread *slow = &r->threads[who];
 		uint64_t need = rec - window;
 		if (yield_until(slow, need))
 			continue;
-		/* Ask the slowest thread to wake us when it reaches need.  The
-		 * sequence is read first: a lower wake_at already there, which
-		 * we rely on, may be used up before we sleep, and the wake-up
-		 * it makes changes the sequence. */
+		/* Ask the slowest thread to wake us when it is RUNWAY past
+		 * need.  The sequence is read first: a lower wake_at already
+		 * there, which we rely on, may be used up before we sleep, and
+		 * the wake-up it makes changes the sequence. */
+		uint64_t wake = need + window / RUNWAY;
 		uint32_t seq = atomic_load(&slow->clock_seq);
 		uint64_t cur = atomic_load(&slow->wake_at);
-		while (need < cur && !atomic_compare_exchange_weak(&slow->wake_at, &cur, need))
+		while (wake < cur && !atomic_compare_exchange_weak(&slow->wake_at, &cur, wake))
 			;
 		see_positions(r);
-		if (atomic_load(&slow->at) >= need)
+		if (atomic_load(&slow->at) >= wake)
 			continue;
 		uint64_t was_at = atomic_load(&slow->at);
 		atomic_store_explicit(&t->behind, who, memory_order_relaxed);
@@ -238,11 +275,14 @@ uint64_t rt_clock_gate(struct rt_thread *t, uint64_t rec)
 		/* a thread held by the cap may now have no other that can free */
 		if (atomic_load(&r->held_wake_at) != RT_NO_WAKE)
 			rt_clock_release(r);
+		/* and the threads gated on this one may need no more than it
+		 * has reached (RUNWAY) */
+		rt_clock_wake(t);
 		long rc = rt_futex_wait_for(&slow->clock_seq, seq, &backstop);
 		atomic_store_explicit(&t->state, RT_RUNNING, memory_order_relaxed);
 		if (rc && errno == ETIMEDOUT && awaits_signal(slow) &&
 		    atomic_load(&slow->at) == was_at)
-			return rec; /* it may be waiting for us: see above */
+			return waited(t, began, rec); /* it may be waiting for us: see above */
 	}
 }
 

@@ -91,6 +91,20 @@ static inline void touch(struct rt_thread *t, void *p, uint64_t n)
 		touch_block(t, p, n);
 }
 
+/* The shared clock's wake-ups, of the threads it gated (which wait for
+ * this one) or held (which wait for the frees this one has just made):
+ * counted with its waits, in clock_cpu_ns.  Out of line: they happen only
+ * where a thread sleeps on the clock. */
+static __attribute__((noinline)) void wake_waiters(struct rt_thread *t, int held)
+{
+	uint64_t began = rt_thread_cpu_ns();
+	if (held)
+		rt_clock_release(t->r);
+	else
+		rt_clock_wake(t);
+	t->clock_cpu_ns += rt_thread_cpu_ns() - began;
+}
+
 /*
  * The live requested bytes and their peak.  With one replay thread a plain
  * load and store (relaxed atomics, so the monitor may read them) is exact
@@ -112,7 +126,7 @@ static __attribute__((noinline)) void ideal_flush(struct rt_thread *t)
 	t->ideal_seen = now;
 	if (d < 0) {
 		if (now <= atomic_load_explicit(&r->held_wake_at, memory_order_relaxed))
-			rt_clock_release(r);
+			wake_waiters(t, 1);
 		return;
 	}
 	int64_t peak = atomic_load_explicit(&r->ideal_peak, memory_order_relaxed);
@@ -514,7 +528,7 @@ static inline void publish(struct rt_thread *t, uint64_t at)
 {
 	atomic_store_explicit(&t->at, at, memory_order_relaxed);
 	if (at >= atomic_load_explicit(&t->wake_at, memory_order_relaxed))
-		rt_clock_wake(t);
+		wake_waiters(t, 0);
 }
 
 /* A replay thread's place in recorded time: rec, the time of its last
@@ -703,8 +717,13 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 			if (op.code == MT_OP_SIGNAL) {
 				rt_sync_signal(&r->syncs[op.sync]);
 			} else {
-				if (tl.clocked)
+				if (tl.clocked) {
 					publish(t, next_call_at(p, end, st, tl.rec));
+					/* the threads gated on it may need no
+					 * more than that (clock.c, RUNWAY) */
+					if (atomic_load(&t->wake_at) != RT_AT_NONE)
+						wake_waiters(t, 0);
+				}
 				atomic_store_explicit(&t->waiting, op.sync + 1, memory_order_relaxed);
 				rt_sync_wait(&r->syncs[op.sync], spins);
 				atomic_store_explicit(&t->waiting, 0, memory_order_relaxed);
