@@ -717,14 +717,14 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 			if (op.code == MT_OP_SIGNAL) {
 				rt_sync_signal(&r->syncs[op.sync]);
 			} else {
-				if (tl.clocked) {
+				if (tl.clocked)
 					publish(t, next_call_at(p, end, st, tl.rec));
-					/* the threads gated on it may need no
-					 * more than that (clock.c, RUNWAY) */
-					if (atomic_load(&t->wake_at) != RT_AT_NONE)
-						wake_waiters(t, 0);
-				}
 				atomic_store_explicit(&t->waiting, op.sync + 1, memory_order_relaxed);
+				/* the threads gated on it may need no more
+				 * than that (clock.c, RUNWAY), or be what it
+				 * waits for: woken once they can see it wait */
+				if (tl.clocked && atomic_load(&t->wake_at) != RT_AT_NONE)
+					wake_waiters(t, 0);
 				rt_sync_wait(&r->syncs[op.sync], spins);
 				atomic_store_explicit(&t->waiting, 0, memory_order_relaxed);
 			}
