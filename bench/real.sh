@@ -44,8 +44,9 @@ Record, convert and replay real programs (the real-program corpus) and print
 what each step costs per call.  About 4 minutes of CPU time in all: well
 under 10 minutes on a quiet 2-core machine.
 
-  --quick         inputs divided by 4 (about a quarter of the time)
-  --scale N       inputs divided by N (--quick is --scale 4); cc1plus
+  --quick         inputs divided by 4 (about a quarter of the time), git's
+                  excepted (too short a replay to measure below)
+  --scale N       inputs but git's divided by N (--quick is --scale 4); cc1plus
                   under heaptrack 1.4.0 needs --scale 6 or more (below,
                   heaptrack_interpret runs out of memory)
   --stacks        also record with mtrace-record --stacks (our walker, then
