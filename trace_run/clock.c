@@ -61,7 +61,9 @@
  * written.  Past them, a thread reads every other thread's position or the
  * shared count and, if it must wait, yields the processor a few times and
  * then sleeps on a futex word, woken when the time or the bytes it needs
- * are reached.  Waits are outside the timed calls.
+ * are reached.  Waits are outside the timed calls, and the CPU time they
+ * take (with the wake-ups they cause) is counted apart from the replay's
+ * own (rt_thread.clock_cpu_ns): tens of microseconds a wait on a VM.
  */
 #include "config.h"
 
@@ -82,8 +84,7 @@
  * waits for was soon asleep again, and each sleep and wake-up costs tens
  * of microseconds of CPU time on a VM (docs/BENCHMARKS.md).  The window's
  * bound on the live set only tightens.
- */
-/*
+ *
  * RUNNING_WAKE_NS: the backstop of a sleep on a thread that is running,
  * with the barrier in use.  That thread wakes its waiters when it reaches
  * their wake_at, and before it sleeps on the clock or waits on a sync
