@@ -655,7 +655,7 @@ static void corrupt(struct rt_thread *t, const uint8_t *at)
 }
 
 /* A replay thread's work; prefetch is a constant in each of its two
- * copies (rt_thread_main), so a thread that does not prefetch pays no
+ * copies (replay_prefetching, replay_plain), so a thread that does not prefetch pays no
  * test for it (one cost the others ~3 instructions an op). */
 static inline __attribute__((always_inline, noreturn)) void replay_thread(struct rt_thread *t,
 									  const int prefetch)
@@ -754,10 +754,23 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 	rt_sync_retire(&r->done);
 }
 
+/* The two copies, each a function of its own, so that the look-ahead's
+ * registers do not crowd the other's loop: compiled as one function, the
+ * copy without it ran 4.6 instructions a call more (callgrind, cc1plus). */
+static __attribute__((noinline, noreturn)) void replay_prefetching(struct rt_thread *t)
+{
+	replay_thread(t, 1);
+}
+
+static __attribute__((noinline, noreturn)) void replay_plain(struct rt_thread *t)
+{
+	replay_thread(t, 0);
+}
+
 void *rt_thread_main(void *arg)
 {
 	struct rt_thread *t = arg;
 	if (t->prefetch)
-		replay_thread(t, 1);
-	replay_thread(t, 0);
+		replay_prefetching(t);
+	replay_plain(t);
 }
