@@ -44,8 +44,9 @@ Record, convert and replay real programs (the real-program corpus) and print
 what each step costs per call.  About 4 minutes of CPU time in all: well
 under 10 minutes on a quiet 2-core machine.
 
-  --quick         inputs divided by 4 (about a quarter of the time)
-  --scale N       inputs divided by N (--quick is --scale 4); cc1plus
+  --quick         inputs divided by 4 (about a quarter of the time), git's
+                  excepted (too short a replay to measure below)
+  --scale N       inputs but git's divided by N (--quick is --scale 4); cc1plus
                   under heaptrack 1.4.0 needs --scale 6 or more (below,
                   heaptrack_interpret runs out of memory)
   --stacks        also record with mtrace-record --stacks (our walker, then
@@ -81,10 +82,12 @@ Columns:
   wl B/call       workload bytes / calls
   replay s        trace_run's whole run (loading included), wall
   own ns          trace_run's own cost per call ("Own cost"): its CPU time
-                  outside the allocator's calls, less the timer's reads.  A
-                  call's timed region also runs while the thread is
-                  preempted, so on a busy machine this is too low (even
-                  below 0): see preempt
+                  outside the allocator's calls, less the timer's reads and
+                  the shared clock's waits (clock ns).  A call's timed
+                  region also runs while the thread is preempted, so on a
+                  busy machine this is too low (even below 0): see preempt
+  clock ns        CPU time the shared clock's waits and wake-ups take per
+                  call, programs of several threads ("-" for one thread)
   timer ns        the timer's two reads a call, measured by trace_run
   preempt         involuntary context switches during the replay
   before MB       "Replayer: N Kb resident before the clock started"
@@ -283,11 +286,14 @@ measure() {
 		"$(fmt=%.2f calc "$best / 1e9")" "$(fmt=%.2f calc "$best_cpu / 1e9")" \
 		"$(calc "$prog_kb / 1024")" "$(per_call "($rec_cpu - $best_cpu) / $calls")" \
 		"$(per_call "($rec_ns - $best) / $calls")" "$(fmt=%.2f calc "$tbytes / $calls")" >rec.row
-	printf '%-9s %7s %7s %8s %9s %9s %8s %8s %8s %9s %10s\n' "$p" \
+	clock_ns=-
+	! grep -q '"clocked":true' replay.out ||
+		clock_ns=$(per_call "$(json_num replay.out clock_ns_per_call)")
+	printf '%-9s %7s %7s %8s %9s %9s %8s %8s %8s %8s %9s %10s\n' "$p" \
 		"$(fmt=%.2f per_call "$calls / ($conv_cpu / 1e9) / 1e6")" \
 		"$(fmt=%.2f per_call "$calls / ($conv_ns / 1e9) / 1e6")" "$(calc "$conv_kb / 1024")" \
 		"$(fmt=%.2f calc "$wbytes / $calls")" "$(fmt=%.2f calc "$rep_ns / 1e9")" \
-		"$(per_call "$(json_num replay.out own_ns_per_call)")" \
+		"$(per_call "$(json_num replay.out own_ns_per_call)")" "$clock_ns" \
 		"$(calc "$(json_num replay.out timer_ns_per_call)")" "$(json_num replay.out preempted)" \
 		"$(calc "$before_kb / 1024")" "$(calc "$rep_kb / 1024")" >rep.row
 	[ "$threads" -lt 2 ] || order_row
@@ -346,8 +352,8 @@ printf '%-9s %3s %10s %10s %7s %8s %10s %8s %12s\n' program thr calls "untraced 
 for p in $programs; do [ ! -f "$work/$p/rec.row" ] || cat "$work/$p/rec.row"; done
 echo
 echo "Conversion (trace2wl) and replay (trace_run --touch=none, glibc)"
-printf '%-9s %7s %7s %8s %9s %9s %8s %8s %8s %9s %10s\n' program "t2w M/s" "(wall)" "t2w MB" \
-	"wl B/call" "replay s" "own ns" "timer ns" preempt "before MB" "tr peak MB"
+printf '%-9s %7s %7s %8s %9s %9s %8s %8s %8s %8s %9s %10s\n' program "t2w M/s" "(wall)" "t2w MB" \
+	"wl B/call" "replay s" "own ns" "clock ns" "timer ns" preempt "before MB" "tr peak MB"
 for p in $programs; do [ ! -f "$work/$p/rep.row" ] || cat "$work/$p/rep.row"; done
 if ls "$work"/*/order.row >/dev/null 2>&1; then
 	echo

@@ -169,15 +169,21 @@ EOF
 }
 run_sqlite() { "$@" sqlite3 :memory: <work.sql; }
 
+# git's history is not scaled below its full size: a quarter of it (750
+# commits, 434,000 calls) replays in 0.04 s, where starting three threads
+# and the shared clock's ~1,400 waits are most of trace_run's figures a
+# call, from 7 to 80 ns of waits run to run (docs/BENCHMARKS.md).  It
+# costs --quick ~2 s of CPU time more.
+git_commits=3000
 about_git() {
-	echo "git 2.39 pack-objects --threads=2 --no-reuse-delta: a generated repository of $(scaled 3000) commits (2 threads)"
+	echo "git 2.39 pack-objects --threads=2 --no-reuse-delta: a generated repository of $git_commits commits (2 threads)"
 }
 missing_git() { have git git; }
 setup_git() {
 	# A history that touches 3 of 400 files per commit, each a small change
 	# to the file's previous version: deltas for pack-objects to find.
 	git init -q repo
-	awk -v commits="$(scaled 3000)" -v files=400 'BEGIN {
+	awk -v commits="$git_commits" -v files=400 'BEGIN {
 		srand(7)
 		for (c = 1; c <= commits; c++) {
 			printf "commit refs/heads/main\nmark :%d\n", c

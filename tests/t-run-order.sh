@@ -11,6 +11,8 @@
 # (clock.c) holds an allocation that would take the live bytes past the
 # recorded ideal peak and 1/32 until frees bring them under it, unless no
 # other thread can free; the window does not wait for a thread it holds.
+# The CPU time those waits take is counted apart from trace_run's own cost
+# (clock_ns_per_call, clock_waits), and only when the shared clock runs.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/run_lib.sh"
 
@@ -79,6 +81,24 @@ printf '%s\n' '1 1000000 malloc 1000 = 0x1000' '1 2000000 malloc 1000 = 0x1000' 
 	'2 3000000 free 0x1000' '1 5000000 free 0x1000' |
 	"$top_builddir/tests/conv_mktrace" reuse.mtrace || fail "conv_mktrace"
 five_runs reuse 1000
+# the cap held thread 1 (the last run's figures): one wait at least, and
+# its CPU time counted
+[ "$(jget reuse.json "['clock_waits']")" -ge 1 ] || fail "reuse: the cap's hold not counted as a wait"
+python3 -c 'import sys; sys.exit(not float(sys.argv[1]) > 0)' \
+	"$(jget reuse.json "['clock_ns_per_call']")" || fail "reuse: the hold's CPU time not counted"
+trace_run --touch=none --unpaced --json reuse.wl >reuse-u.json 2>err || fail "reuse --unpaced: $(cat err)"
+expect_eq "reuse --unpaced: clock waits" 0 "$(jget reuse-u.json "['clock_waits']")"
+expect_eq "reuse --unpaced: clock ns" 0.0 "$(jget reuse-u.json "['clock_ns_per_call']")"
+
+# The own cost line names the clock's share when the clock runs (100,000
+# calls at least: below, the line gives the timer's cost alone).
+synth prodcons big.wl 60000
+trace_run --touch=none big.wl >big.txt 2>err || fail "prodcons 60000: $(cat err)"
+grep -q "^Own cost: -\{0,1\}[0-9.]* ns a call (CPU time outside the allocator's calls, less the timer's [0-9.]* ns a call for its two reads and the shared clock's [0-9.]* ns a call in [0-9,]* waits); preempted: [0-9,]*$" big.txt ||
+	fail "clocked: $(grep 'Own cost' big.txt)"
+trace_run --touch=none --unpaced big.wl >big-u.txt 2>err || fail "prodcons 60000 --unpaced: $(cat err)"
+grep -q "^Own cost: -\{0,1\}[0-9.]* ns a call (CPU time outside the allocator's calls, less the timer's [0-9.]* ns a call for its two reads); preempted: [0-9,]*$" big-u.txt ||
+	fail "--unpaced: $(grep 'Own cost' big-u.txt)"
 
 # The same, but thread 2 makes a block at 3 ms before its free: the
 # window holds it until thread 1 reaches 3 ms, and the cap holds thread 1

@@ -73,7 +73,10 @@
  * then sleeps on a futex word, woken when the time or the bytes it needs
  * are reached.  Where nothing can free, choosing the thread that goes
  * decodes up to LOOK_AHEAD ops of each waiting thread's stream: some
- * microseconds, on that path alone.  Waits are outside the timed calls.
+ * microseconds, on that path alone.  Waits are outside the timed calls,
+ * and the CPU time they take (with the wake-ups they cause) is counted
+ * apart from the replay's own (rt_thread.clock_cpu_ns): tens of
+ * microseconds a wait on a VM.
  */
 #include "config.h"
 
@@ -86,7 +89,26 @@
 #include "replay_internal.h"
 #include "sync.h"
 
-enum { MISSED_WAKE_NS = 1000000, YIELDS = 4, LOOK_AHEAD = 1024 };
+/*
+ * RUNWAY: a thread that must sleep on the window asks to be woken when
+ * the thread it waits for is 1/RUNWAY of a window past the bare need, so
+ * that it wakes with that much recorded time to run before the window can
+ * stop it again: woken at the bare need, a thread faster than the one it
+ * waits for was soon asleep again, and each sleep and wake-up costs tens
+ * of microseconds of CPU time on a VM (docs/BENCHMARKS.md).  The window's
+ * bound on the live set only tightens.
+ *
+ * RUNNING_WAKE_NS: the backstop of a sleep on a thread that is running,
+ * with the barrier in use.  That thread wakes its waiters when it reaches
+ * their wake_at, and before it sleeps on the clock or waits on a sync
+ * point, where it may be waiting for them: no wake-up can be missed, and
+ * the backstop only bounds what nobody foresaw.  Woken every millisecond
+ * instead, perl's main thread, gated for 10 s of recorded time until its
+ * two interpreter threads caught up, spent 300 wake-ups (~40 us of CPU
+ * time each on this VM) on it.
+ */
+enum { MISSED_WAKE_NS = 1000000, RUNNING_WAKE_NS = 20000000, YIELDS = 4, RUNWAY = 2,
+       LOOK_AHEAD = 1024 };
 
 /* Whether u is held by the byte cap. */
 static int held(const struct rt_thread *u)
@@ -144,6 +166,24 @@ static int yield_until(const struct rt_thread *slow, uint64_t need)
 		sched_yield();
 	}
 	return atomic_load(&slow->at) >= need;
+}
+
+/* The thread's CPU time, read where it starts and ends a wait (each a
+ * system call or more, never on a call's path) to count what the waits
+ * take apart from the replay's own work: rt_thread.clock_cpu_ns. */
+uint64_t rt_thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Ends a wait begun at CPU time began (0: none begun), returning limit. */
+static uint64_t waited(struct rt_thread *t, uint64_t began, uint64_t limit)
+{
+	if (began)
+		t->clock_cpu_ns += rt_thread_cpu_ns() - began;
+	return limit;
 }
 
 /* Whether u waits on a sync point nobody has signalled yet (rather than
@@ -300,6 +340,8 @@ void rt_clock_hold(struct rt_thread *t, uint64_t bytes, const uint8_t *next,
 	const int64_t level = t->ideal_cap - (int64_t)bytes - t->ideal_pending;
 	if (live_within(t, level))
 		return;
+	uint64_t began = rt_thread_cpu_ns();
+	t->clock_waits++;
 	/* Held from here to the end, waking or not, so that the others see
 	 * it held while they choose which held thread goes past the cap. */
 	publish_next(t, next, st);
@@ -322,6 +364,7 @@ void rt_clock_hold(struct rt_thread *t, uint64_t bytes, const uint8_t *next,
 		rt_futex_wait_for(&r->held_seq, seq, &backstop);
 	} while (!live_within(t, level));
 	atomic_store_explicit(&t->state, RT_RUNNING, memory_order_relaxed);
+	waited(t, began, 0);
 }
 
 void rt_clock_release(struct rt_replay *r)
@@ -342,9 +385,10 @@ uint64_t rt_clock_gate(struct rt_thread *t, uint64_t rec, const uint8_t *next,
 {
 	struct rt_replay *r = t->r;
 	const uint64_t window = r->window_ns;
-	const struct timespec backstop = { 0, MISSED_WAKE_NS };
+	const struct timespec backstop = { 0, MISSED_WAKE_NS }, running = { 0, RUNNING_WAKE_NS };
 	uint32_t who = 0;
 	int held_lower;
+	uint64_t began = 0; /* CPU time when it began to wait */
 
 	publish_next(t, next, st);
 	for (;;) {
@@ -352,37 +396,48 @@ uint64_t rt_clock_gate(struct rt_thread *t, uint64_t rec, const uint8_t *next,
 		/* past a held thread the limit is this call's time: the next
 		 * allocation looks again, the held one may be let go by then */
 		if (low == RT_AT_NONE)
-			return held_lower ? rec : RT_AT_NONE;
+			return waited(t, began, held_lower ? rec : RT_AT_NONE);
 		if (rec - low <= window || rec < low)
-			return held_lower && low + window > rec ? rec : low + window;
+			return waited(t, began, held_lower && low + window > rec ? rec : low + window);
+		if (!began) {
+			began = rt_thread_cpu_ns();
+			t->clock_waits++;
+		}
 		struct rt_thread *slow = &r->threads[who];
 		uint64_t need = rec - window;
 		if (yield_until(slow, need))
 			continue;
-		/* Ask the slowest thread to wake us when it reaches need.  The
-		 * sequence is read first: a lower wake_at already there, which
-		 * we rely on, may be used up before we sleep, and the wake-up
-		 * it makes changes the sequence. */
+		/* Ask the slowest thread to wake us when it is RUNWAY past
+		 * need.  The sequence is read first: a lower wake_at already
+		 * there, which we rely on, may be used up before we sleep, and
+		 * the wake-up it makes changes the sequence. */
+		uint64_t wake = need + window / RUNWAY;
 		uint32_t seq = atomic_load(&slow->clock_seq);
 		uint64_t cur = atomic_load(&slow->wake_at);
-		while (need < cur && !atomic_compare_exchange_weak(&slow->wake_at, &cur, need))
+		int stored = 0;
+		while (wake < cur && !(stored = atomic_compare_exchange_weak(&slow->wake_at, &cur, wake)))
 			;
-		see_positions(r);
-		if (atomic_load(&slow->at) >= need || held(slow))
+		if (stored) /* else the lower wake_at's registrant paid for it */
+			see_positions(r);
+		if (atomic_load(&slow->at) >= wake || held(slow))
 			continue;
 		if (awaits_signal(slow) && bytes_to_signal(t) != UINT64_MAX && others_stuck(t))
-			return rec; /* t signals a waiting thread, nothing else moves: unwindow */
+			return waited(t, began, rec); /* t signals a waiting thread, nothing else moves: unwindow */
 		uint64_t was_at = atomic_load(&slow->at);
 		atomic_store_explicit(&t->behind, who, memory_order_relaxed);
 		atomic_store_explicit(&t->state, RT_GATED, memory_order_relaxed);
 		/* a thread held by the cap may now have no other that can free */
 		if (atomic_load(&r->held_wake_at) != RT_NO_WAKE)
 			rt_clock_release(r);
-		long rc = rt_futex_wait_for(&slow->clock_seq, seq, &backstop);
+		/* and the threads gated on this one may need no more than it
+		 * has reached (RUNWAY) */
+		rt_clock_wake(t);
+		int missable = !r->membarrier || awaits_signal(slow);
+		long rc = rt_futex_wait_for(&slow->clock_seq, seq, missable ? &backstop : &running);
 		atomic_store_explicit(&t->state, RT_RUNNING, memory_order_relaxed);
 		if (rc && errno == ETIMEDOUT && awaits_signal(slow) &&
 		    atomic_load(&slow->at) == was_at)
-			return rec; /* it may be waiting for us: see above */
+			return waited(t, began, rec); /* it may be waiting for us: see above */
 	}
 }
 

@@ -59,6 +59,8 @@ struct rt_result {
 	uint64_t idle_cap_ns;       /* to this */
 	uint64_t idle_cut_ns;       /* recorded time left out */
 	uint32_t prefetching;       /* replay threads that prefetch their frees' slots */
+	uint64_t clock_cpu_ns;      /* CPU time the shared clock's waits and wake-ups took */
+	uint64_t clock_waits;       /* times a thread waited on the shared clock */
 	unsigned emulated;          /* 1 << call for calls the allocator lacks */
 	struct rt_callstat calls[MT_CALL_COUNT];
 };

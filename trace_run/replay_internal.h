@@ -84,6 +84,11 @@ struct rt_thread {
 	int64_t ideal_batch;    /* gathered bytes that are flushed (replay_loop.c) */
 	int64_t ideal_seen;     /* r->ideal_live when it last flushed or looked */
 	int64_t ideal_cap;      /* r->ideal_cap */
+	/* CPU time in the shared clock's waits and in the wake-ups it makes,
+	 * and how many times it began to wait (clock.c): what holding the
+	 * threads to the recorded concurrency costs, apart from the
+	 * replayer's own. */
+	uint64_t clock_cpu_ns, clock_waits;
 	uint32_t index, tid;
 	pthread_t pthread;
 	uint64_t failed_now, recorded_failed_ok;
@@ -169,8 +174,11 @@ void rt_clock_hold(struct rt_thread *t, uint64_t bytes, const uint8_t *next,
 void rt_clock_release(struct rt_replay *r);
 /* Registers the process for the clock's barriers; 1 if it could. */
 int rt_clock_setup(void);
-/* Wakes the threads gated on t: it passed its wake_at. */
+/* Wakes the threads gated on t, if any: it passed its wake_at, or it is
+ * about to wait itself. */
 void rt_clock_wake(struct rt_thread *t);
+/* The calling thread's CPU time in ns (clock.c). */
+uint64_t rt_thread_cpu_ns(void);
 void *rt_monitor_main(void *arg);
 
 /* Opens the timeline before any thread exists, so a bad path is an

@@ -28,8 +28,8 @@
  * chain of dependent loads (stream bytes, then its slot) counts for more
  * than its instructions.  A thread whose frees mostly miss the cache (a
  * program that frees its blocks in another order than it made them, such
- * as perl clearing a hash: ~20 ns a missed slot) has the slot of the next
- * op's free prefetched before each fast-path call, ~15 instructions an op;
+ * as perl clearing a hash: ~20 ns a missed slot) has the slot of the free
+ * four ops ahead prefetched before each op, decoding each op twice;
  * survey.c picks those threads, as the prefetch costs the others more
  * than it saves (docs/BENCHMARKS.md).  With more than one thread and
  * recorded times, each op whose time moved also stores the thread's
@@ -91,6 +91,20 @@ static inline void touch(struct rt_thread *t, void *p, uint64_t n)
 		touch_block(t, p, n);
 }
 
+/* The shared clock's wake-ups, of the threads it gated (which wait for
+ * this one) or held (which wait for the frees this one has just made):
+ * counted with its waits, in clock_cpu_ns.  Out of line: they happen only
+ * where a thread sleeps on the clock. */
+static __attribute__((noinline)) void wake_waiters(struct rt_thread *t, int held)
+{
+	uint64_t began = rt_thread_cpu_ns();
+	if (held)
+		rt_clock_release(t->r);
+	else
+		rt_clock_wake(t);
+	t->clock_cpu_ns += rt_thread_cpu_ns() - began;
+}
+
 /*
  * The live requested bytes and their peak.  With one replay thread a plain
  * load and store (relaxed atomics, so the monitor may read them) is exact
@@ -112,7 +126,7 @@ static __attribute__((noinline)) void ideal_flush(struct rt_thread *t)
 	t->ideal_seen = now;
 	if (d < 0) {
 		if (now <= atomic_load_explicit(&r->held_wake_at, memory_order_relaxed))
-			rt_clock_release(r);
+			wake_waiters(t, 1);
 		return;
 	}
 	int64_t peak = atomic_load_explicit(&r->ideal_peak, memory_order_relaxed);
@@ -514,7 +528,7 @@ static inline void publish(struct rt_thread *t, uint64_t at)
 {
 	atomic_store_explicit(&t->at, at, memory_order_relaxed);
 	if (at >= atomic_load_explicit(&t->wake_at, memory_order_relaxed))
-		rt_clock_wake(t);
+		wake_waiters(t, 0);
 }
 
 /* A replay thread's place in recorded time: rec, the time of its last
@@ -582,28 +596,42 @@ static inline uint64_t adds(const struct rt_thread *t, const struct mt_op *op)
 }
 
 /*
- * Starts loading the slot of the object the op at p frees, if it is a
- * free on the fast path, while this op's call runs: RDTSCP does not wait
- * for a prefetch, so the miss overlaps the call instead of delaying the
- * next timer read.  The next op's object is relative to last_new as it is
- * after this op.  Always inline: gcc 12 deleted the calls of an
- * out-of-line helper that only prefetches, as having no effect (the
- * prefetch once tried here never ran).  The load-time check proved every
- * op valid, so the slot is the table's; a prefetch never faults anyway.
+ * The look-ahead of a thread that prefetches: a second cursor PREFETCH_AHEAD
+ * ops ahead of the replay, which decodes each op once more and starts
+ * loading the slot of the object it frees, so that the miss overlaps the
+ * calls in between instead of delaying the timer read before the free
+ * (RDTSCP does not wait for a prefetch).  One op ahead, the prefetch came
+ * too late for part of perl's frees: four ahead, its own cost fell 17.3 ->
+ * 15.8 ns a call (--unpaced, medians of five side by side; 16.4 at sixteen).
+ * Always inline: gcc 12 deleted the calls of an out-of-line helper that
+ * only prefetches, as having no effect.  The load-time check proved every
+ * op valid, so a slot is the table's; bytes that are no op end the
+ * look-ahead (the replay's own decoder then says so).
  */
-static inline __attribute__((always_inline)) void prefetch_next_free(const struct rt_thread *t,
-								     const uint8_t *p,
-								     const uint8_t *end,
-								     uint64_t last_new, int timing)
+enum { PREFETCH_AHEAD = 4 };
+
+struct ahead {
+	const uint8_t *p;
+	struct mt_op_state st;
+};
+
+static inline __attribute__((always_inline)) void look_ahead(const struct rt_thread *t,
+							     struct ahead *a, const uint8_t *end,
+							     int timing)
 {
-	if (*p != MT_CALL_FREE || end - p <= MT_WL_OP_MAX)
+	uint64_t delta, obj, size;
+	struct mt_op op;
+	if (a->p >= end)
 		return;
-	struct mt_op_field f = { p + 1, 0 };
-	if (timing && !(f = mt_op_field(f.p, end)).p)
-		return;
-	if (!(f = mt_op_field(f.p, end)).p)
-		return;
-	__builtin_prefetch(&t->slots[last_new + (uint64_t)mt_unzigzag(f.v)], 0, 3);
+	unsigned code = mt_op_decode_common(&a->p, end, &a->st, timing, &delta, &obj, &size);
+	if (code) {
+		if (code == MT_CALL_FREE)
+			__builtin_prefetch(&t->slots[obj], 0, 3);
+	} else if (mt_op_decode(&a->p, end, &a->st, &op, timing)) {
+		a->p = end;
+	} else if (op.old_obj) {
+		__builtin_prefetch(&t->slots[op.old_obj], 0, 3);
+	}
 }
 
 /* A thread about to wait at p is, on the clock, at its next call: in the
@@ -628,7 +656,7 @@ static void corrupt(struct rt_thread *t, const uint8_t *at)
 }
 
 /* A replay thread's work; prefetch is a constant in each of its two
- * copies (rt_thread_main), so a thread that does not prefetch pays no
+ * copies (replay_prefetching, replay_plain), so a thread that does not prefetch pays no
  * test for it (one cost the others ~3 instructions an op). */
 static inline __attribute__((always_inline, noreturn)) void replay_thread(struct rt_thread *t,
 									  const int prefetch)
@@ -653,6 +681,9 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 		pthread_exit(NULL);
 	const uint8_t *const end = t->end;
 	const uint8_t *held = t->stream, *p = t->stream;
+	struct ahead la = { p, st };
+	for (int i = 0; prefetch && i < PREFETCH_AHEAD; i++)
+		look_ahead(t, &la, end, timing);
 	/* The stream a window at a time (stream.c): at the end of each, the
 	 * pages behind are let go of and the next window mapped in. */
 	for (; p < end; held = rt_stream_next(t, held, p)) {
@@ -660,10 +691,10 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 		while (p < stop) {
 			const uint8_t *at = p;
 			uint64_t delta, obj, nmemb, size;
+			if (prefetch)
+				look_ahead(t, &la, end, timing);
 			unsigned code = mt_op_decode_common(&p, end, &st, timing, &delta, &obj, &size);
 			if (code) {
-				if (prefetch)
-					prefetch_next_free(t, p, end, st.last_new, timing);
 				if (tl.used && delta)
 					advance(t, &tl, delta);
 				if (code == MT_CALL_MALLOC) {
@@ -677,8 +708,6 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 			}
 			code = mt_op_decode_more(&p, end, &st, timing, &delta, &obj, &nmemb, &size);
 			if (code) {
-				if (prefetch)
-					prefetch_next_free(t, p, end, st.last_new, timing);
 				if (tl.used && delta)
 					advance(t, &tl, delta);
 				if (code == MT_CALL_CALLOC) {
@@ -707,6 +736,11 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 				if (tl.clocked)
 					publish(t, next_call_at(p, end, st, tl.rec));
 				atomic_store_explicit(&t->waiting, op.sync + 1, memory_order_relaxed);
+				/* the threads gated on it may need no more
+				 * than that (clock.c, RUNWAY), or be what it
+				 * waits for: woken once they can see it wait */
+				if (tl.clocked && atomic_load(&t->wake_at) != RT_AT_NONE)
+					wake_waiters(t, 0);
 				rt_sync_wait(&r->syncs[op.sync], spins);
 				atomic_store_explicit(&t->waiting, 0, memory_order_relaxed);
 			}
@@ -721,10 +755,23 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 	rt_sync_retire(&r->done);
 }
 
+/* The two copies, each a function of its own, so that the look-ahead's
+ * registers do not crowd the other's loop: compiled as one function, the
+ * copy without it ran 4.6 instructions a call more (callgrind, cc1plus). */
+static __attribute__((noinline, noreturn)) void replay_prefetching(struct rt_thread *t)
+{
+	replay_thread(t, 1);
+}
+
+static __attribute__((noinline, noreturn)) void replay_plain(struct rt_thread *t)
+{
+	replay_thread(t, 0);
+}
+
 void *rt_thread_main(void *arg)
 {
 	struct rt_thread *t = arg;
 	if (t->prefetch)
-		replay_thread(t, 1);
-	replay_thread(t, 0);
+		replay_prefetching(t);
+	replay_plain(t);
 }
