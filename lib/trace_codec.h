@@ -86,7 +86,7 @@ struct mt_codec_state {
 	/* By head call (MT_HEAD_STAMP included), for the decoder: its tag's
 	 * bits (mt_tag_bits) and its stamp bit (mt_stamp_bit), a load each
 	 * where working them out at each record cost the decoder about 50
-	 * instructions a record (cc1's trace: 484 -> 429 in trace2wl). */
+	 * instructions a record (docs/BENCHMARKS.md). */
 	uint8_t tag_bits[16], stamp_bit[16];
 };
 

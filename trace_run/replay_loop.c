@@ -601,8 +601,8 @@ static inline uint64_t adds(const struct rt_thread *t, const struct mt_op *op)
  * loading the slot of the object it frees, so that the miss overlaps the
  * calls in between instead of delaying the timer read before the free
  * (RDTSCP does not wait for a prefetch).  One op ahead, the prefetch came
- * too late for part of perl's frees: four ahead, its own cost fell 17.3 ->
- * 15.8 ns a call (--unpaced, medians of five side by side; 16.4 at sixteen).
+ * too late for part of perl's frees; four ahead was the best distance
+ * measured (docs/BENCHMARKS.md).
  * Always inline: gcc 12 deleted the calls of an out-of-line helper that
  * only prefetches, as having no effect.  The load-time check proved every
  * op valid, so a slot is the table's; bytes that are no op end the
