@@ -14,7 +14,7 @@ tests_diag_calls_CFLAGS = $(AM_CFLAGS) -fno-builtin -fno-omit-frame-pointer -fno
 
 DIAG_TESTS = tests/t-diag-log-import.sh tests/t-diag-log-sample.sh tests/t-diag-scripts-uprobes.sh \
 	tests/t-diag-scripts-log.sh tests/t-diag-scripts-stacks.sh tests/t-diag-scripts-leaks.sh \
-	tests/t-diag-scripts-sizes.sh tests/t-diag-scripts-stap.sh tests/t-diag-scripts-wrapper.sh \
+	tests/t-diag-scripts-sizes.sh tests/t-diag-scripts-stap.sh tests/t-diag-scripts-wrapper.sh tests/t-diag-bt-perfmap.sh \
 	tests/t-diag-scripts-maps.sh
 TESTS += $(DIAG_TESTS)
 EXTRA_DIST += $(DIAG_TESTS) tests/diag-bt.sh tests/diag-stap.sh tests/data/malloc-log.sample
