@@ -4,7 +4,7 @@
 # 50 us later, so one block was live at a time; the sync points alone let
 # the producer run as far ahead as the scheduler allows.  By default an
 # allocation waits until the other threads have come within the window of
-# its recorded time (2 us here, chosen from the workload), so the consumer
+# its recorded time (3 us here, chosen from the workload), so the consumer
 # has freed the block before the next is made: exactly one block live, on
 # every run and with --pace.  --unpaced and a workload without recorded
 # times say that only the sync points order the threads.  The byte cap
@@ -23,7 +23,7 @@ for run in 1 2 3; do
 	trace_run --json --touch=none pc.wl >pc.json 2>err || fail "run $run: $(cat err)"
 	expect_eq "run $run: ideal peak" $block "$(jget pc.json "['ideal_peak_bytes']")"
 	expect_eq "run $run: clocked" True "$(jget pc.json "['clocked']")"
-	expect_eq "run $run: window" 2 "$(jget pc.json "['window_us']")"
+	expect_eq "run $run: window" 3 "$(jget pc.json "['window_us']")"
 	expect_eq "run $run: recorded peak" 64 "$(jget pc.json "['recorded_ideal_kb']")"
 	expect_eq "run $run: byte cap" $((block + block / 32)) "$(jget pc.json "['ideal_cap_bytes']")"
 done
