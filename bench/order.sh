@@ -48,7 +48,8 @@ recording's ideal peak and span.
   --messages N    messages in all (default 400000: 2.8 M calls)
   --rt            record and replay at real-time priority (chrt -f 50, as
                   root), so that other processes on a shared machine cannot
-                  delay the threads' wake-ups: a quiet machine's figures
+                  delay the threads' wake-ups: a quiet machine's figures,
+                  unless other real-time work runs (others s says so)
   --keep FILE     keep the recorded workload as FILE
   --workload FILE replay FILE (a workload order.sh kept) instead of
                   recording one
