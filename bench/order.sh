@@ -14,7 +14,17 @@
 # twice the span.  The corpus's programs of several threads get the same
 # table from bench/real.sh.  A benchmark: nothing here fails the build.
 #
-# Usage: bench/order.sh [--runs N] [--messages N] [--rt] [--builddir DIR] [--dir DIR]
+# A replay that keeps the recorded concurrency hands blocks between threads
+# every few microseconds: its time is the processors' it gets.  So each row
+# also says how much processor time the rest of the machine took while it
+# ran (others s: /proc/stat's busy time less trace_run's user and system
+# time, both from start to exit); under --rt that is other real-time work (another
+# benchmark at chrt -f 50 keeps a processor to itself) and the kernel's
+# 5% for the rest.  --keep saves the workload, --workload replays a saved
+# one again: whether a slow replay is the recording's or the run's.
+#
+# Usage: bench/order.sh [--runs N] [--messages N] [--rt] [--keep FILE]
+#        [--workload FILE] [--builddir DIR] [--dir DIR]
 set -eu
 
 me=order.sh
@@ -24,6 +34,8 @@ rt=
 messages=400000
 builddir=
 dir=${TMPDIR:-/tmp}
+keep=
+workload=
 
 usage() {
 	cat <<USAGE
@@ -36,7 +48,11 @@ recording's ideal peak and span.
   --messages N    messages in all (default 400000: 2.8 M calls)
   --rt            record and replay at real-time priority (chrt -f 50, as
                   root), so that other processes on a shared machine cannot
-                  delay the threads' wake-ups: a quiet machine's figures
+                  delay the threads' wake-ups: a quiet machine's figures,
+                  unless other real-time work runs (others s says so)
+  --keep FILE     keep the recorded workload as FILE
+  --workload FILE replay FILE (a workload order.sh kept) instead of
+                  recording one
   --builddir DIR  configured build tree (default: the source tree if it is
                   configured, else \${TMPDIR:-/tmp}/mtk-bench-build)
   --dir DIR       where the trace and workload go (default \${TMPDIR:-/tmp})
@@ -54,6 +70,10 @@ while [ $# -gt 0 ]; do
 	--messages) [ $# -ge 2 ] || die "--messages needs a number"; number --messages "$2"; messages=$2; shift ;;
 	--messages=*) number --messages "${1#--messages=}"; messages=${1#--messages=} ;;
 	--rt) rt="chrt -f 50" ;;
+	--keep) [ $# -ge 2 ] || die "--keep needs a file"; keep=$2; shift ;;
+	--keep=*) keep=${1#--keep=} ;;
+	--workload) [ $# -ge 2 ] || die "--workload needs a file"; workload=$2; shift ;;
+	--workload=*) workload=${1#--workload=} ;;
 	--builddir) [ $# -ge 2 ] || die "--builddir needs a directory"; builddir=$2; shift ;;
 	--builddir=*) builddir=${1#--builddir=} ;;
 	--dir) [ $# -ge 2 ] || die "--dir needs a directory"; dir=$2; shift ;;
@@ -64,6 +84,8 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ -d "$dir" ] && [ -w "$dir" ] || die "--dir: '$dir' is not a writable directory"
+[ -z "$workload" ] || [ -r "$workload" ] || die "--workload: cannot read '$workload'"
+[ -z "$workload" ] || [ -z "$keep" ] || die "--keep and --workload: the workload is kept already"
 
 use_builddir
 make -s -C "$B" -j2 sdt/libmtracectl.la tests/run_mt converter/trace2wl trace_run/trace_run >&2 ||
@@ -72,21 +94,37 @@ work=$(mktemp -d "$dir/mtk-order.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 per_producer=$((messages / 3))
-t0=$(date +%s%N)
-$rt env MTRACE_CTL_FILE="$work/pc" MTRACE_CTL_QUIET=1 LD_PRELOAD="$B/sdt/.libs/libmtracectl.so" \
-	"$B/tests/run_mt" -p3 -c3 -q256 -s16384 "$per_producer" || die "recording run_mt failed"
-t1=$(date +%s%N)
-"$B/converter/trace2wl" "$work/pc.wl" "$work"/pc.* >"$work/conv" 2>&1 || die "trace2wl: $(cat "$work/conv")"
+wl=$work/pc.wl
+if [ -n "$workload" ]; then
+	wl=$workload
+	recorded="$workload (kept)"
+	what="a kept recording of tests/run_mt -p3 -c3 -q256 -s16384"
+else
+	t0=$(date +%s%N)
+	$rt env MTRACE_CTL_FILE="$work/pc" MTRACE_CTL_QUIET=1 LD_PRELOAD="$B/sdt/.libs/libmtracectl.so" \
+		"$B/tests/run_mt" -p3 -c3 -q256 -s16384 "$per_producer" || die "recording run_mt failed"
+	t1=$(date +%s%N)
+	"$B/converter/trace2wl" "$work/pc.wl" "$work"/pc.* >"$work/conv" 2>&1 || die "trace2wl: $(cat "$work/conv")"
+	recorded="$(sed 's/ -> .*//; s/^trace2wl: //' "$work/conv"), program wall $(awk "BEGIN { printf \"%.2f\", ($t1 - $t0) / 1e9 }") s"
+	what="tests/run_mt -p3 -c3 -q256 -s16384 $per_producer"
+	[ -z "$keep" ] || cp "$work/pc.wl" "$keep" || die "--keep: cannot write '$keep'"
+fi
 
-echo "Replay order: tests/run_mt -p3 -c3 -q256 -s16384 $per_producer ($me${rt:+ --rt}), $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "Replay order: $what ($me${rt:+ --rt}), $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "machine: $(nproc) cpus, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo);" \
 	"load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "recorded: $(sed 's/ -> .*//; s/^trace2wl: //' "$work/conv"), program wall $(awk "BEGIN { printf \"%.2f\", ($t1 - $t0) / 1e9 }") s"
-concurrency_header
+echo "recorded: $recorded"
+# busy: the machine's busy processor time so far, in clock ticks
+busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat; }
+hz=$(getconf CLK_TCK)
+printf '%s %8s\n' "$(concurrency_header)" "others s"
 row() {
-	$rt "$B/trace_run/trace_run" --touch=none --json "$@" "$work/pc.wl" >"$work/run.json" 2>/dev/null ||
-		die "trace_run $* failed"
-	concurrency_row "$label" "$work/run.json"
+	b0=$(busy)
+	$rt /usr/bin/time -f '%U %S' -o "$work/cpu" "$B/trace_run/trace_run" --touch=none --json "$@" "$wl" \
+		>"$work/run.json" 2>/dev/null || die "trace_run $* failed"
+	b1=$(busy)
+	printf '%s %8s\n' "$(concurrency_row "$label" "$work/run.json")" \
+		"$(awk -v b="$((b1 - b0))" -v hz="$hz" '{ o = b / hz - $1 - $2; printf "%.2f", (o > 0 ? o : 0) }' "$work/cpu")"
 }
 r=1
 while [ "$r" -le "$runs" ]; do

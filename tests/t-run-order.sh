@@ -4,13 +4,14 @@
 # 50 us later, so one block was live at a time; the sync points alone let
 # the producer run as far ahead as the scheduler allows.  By default an
 # allocation waits until the other threads have come within the window of
-# its recorded time (2 us here, chosen from the workload), so the consumer
+# its recorded time (3 us here, chosen from the workload), so the consumer
 # has freed the block before the next is made: exactly one block live, on
 # every run and with --pace.  --unpaced and a workload without recorded
 # times say that only the sync points order the threads.  The byte cap
 # (clock.c) holds an allocation that would take the live bytes past the
 # recorded ideal peak and 1/32 until frees bring them under it, unless no
-# other thread can free; the window does not wait for a thread it holds.
+# other thread can free; the window does not wait for a thread it holds,
+# and of two held threads the one whose next signal a thread waits for goes.
 # The CPU time those waits take is counted apart from trace_run's own cost
 # (clock_ns_per_call, clock_waits), and only when the shared clock runs.
 . "$top_srcdir/tests/lib.sh"
@@ -23,7 +24,7 @@ for run in 1 2 3; do
 	trace_run --json --touch=none pc.wl >pc.json 2>err || fail "run $run: $(cat err)"
 	expect_eq "run $run: ideal peak" $block "$(jget pc.json "['ideal_peak_bytes']")"
 	expect_eq "run $run: clocked" True "$(jget pc.json "['clocked']")"
-	expect_eq "run $run: window" 2 "$(jget pc.json "['window_us']")"
+	expect_eq "run $run: window" 3 "$(jget pc.json "['window_us']")"
 	expect_eq "run $run: recorded peak" 64 "$(jget pc.json "['recorded_ideal_kb']")"
 	expect_eq "run $run: byte cap" $((block + block / 32)) "$(jget pc.json "['ideal_cap_bytes']")"
 done
@@ -116,4 +117,21 @@ printf '%s\n' '1 1000000 malloc 1000 = 0x1000' '1 2000000 malloc 1000 = 0x1000' 
 	"$top_builddir/tests/conv_mktrace" held.mtrace || fail "conv_mktrace"
 five_runs held 1010
 expect_eq "held: recorded peak" 1010 "$(jget held.json "['header_ideal_peak_bytes']")"
+
+# Which held thread goes past the cap when nothing can free.  Thread 1's
+# second block reuses the address thread 3 frees at 3 ms, so the recorded
+# peak is 2,010 bytes (cap 2,072) while the replay has 2,000 live when
+# thread 1 wants its third block at 2.3 ms: held.  Thread 2 makes 10
+# bytes at 2.35 ms (the window waits for thread 1 to be held), then wants
+# 100 at 2.4 ms: held too, and thread 3 waits for that block.  The thread
+# to go is thread 2, whose next signal thread 3 waits for (no bytes before
+# it), not thread 1, further behind on the clock: 2,110 bytes at the peak,
+# every run; letting the one furthest behind go made it 3,010.
+printf '%s\n' '1 1000000 malloc 1000 = 0x1000' '1 2000000 malloc 1000 = 0x1000' \
+	'1 2300000 malloc 1000 = 0x3000' '2 2350000 malloc 10 = 0x5000' \
+	'2 2400000 malloc 100 = 0x2000' '3 2500000 free 0x2000' '3 3000000 free 0x1000' \
+	'3 5000000 free 0x3000' '1 6000000 free 0x1000' '2 7000000 free 0x5000' |
+	"$top_builddir/tests/conv_mktrace" choose.mtrace || fail "conv_mktrace"
+five_runs choose 2110
+expect_eq "choose: recorded peak" 2010 "$(jget choose.json "['header_ideal_peak_bytes']")"
 pass

@@ -99,15 +99,18 @@ static void clock_setup(struct rt_replay *r)
 
 /*
  * --window=auto, once the survey has summed the recorded allocations: the
- * time in which the program, at its mean rate, allocated a hundredth of its
- * ideal peak.  Every thread may be that far ahead of the slowest when it
- * allocates, so the replay's ideal peak stays within a few percent of the
- * recorded one; a wider window makes fewer threads wait (each wait is a
- * sleep and a wake-up, microseconds on a busy machine).  Kept within
- * WINDOW_MIN_NS..WINDOW_MAX_NS: below, waits would outnumber calls; above,
- * the window holds the recording's order no more than loosely anyway.
+ * time in which the program, at its mean rate, allocated 1/CAP_SHARE of
+ * its ideal peak, the margin the byte cap leaves above it.  Every thread
+ * may be that far ahead of the slowest when it allocates, so the window
+ * lets the live set exceed the recorded times' own by what the cap allows
+ * anyway; a narrower window bounds memory no better (the cap does) and
+ * makes more threads wait, each wait a yield or a sleep and a wake-up
+ * from another processor, which on a VM costs more than the calls it
+ * lets through (docs/FIDELITY.md).  Kept within WINDOW_MIN_NS..WINDOW_MAX_NS:
+ * below, waits would outnumber calls; above, the window holds the
+ * recording's order no more than loosely anyway.
  */
-enum { WINDOW_PEAK_SHARE = 100, WINDOW_MIN_NS = 2000, WINDOW_MAX_NS = 1000000 };
+enum { WINDOW_PEAK_SHARE = CAP_SHARE, WINDOW_MIN_NS = 2000, WINDOW_MAX_NS = 1000000 };
 
 static void clock_window(struct rt_replay *r)
 {
