@@ -292,6 +292,7 @@ static void collect(const struct rt_replay *r, struct rt_result *res)
 		res->recorded_failed_ok += t->recorded_failed_ok;
 		res->clock_cpu_ns += t->clock_cpu_ns;
 		res->clock_waits += t->clock_waits;
+		res->threads_cpu_ns += t->cpu_ns;
 	}
 	res->ideal_peak = (uint64_t)atomic_load(&r->ideal_peak);
 	res->header_ideal_peak = r->info->ideal_peak;

@@ -679,6 +679,7 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 	rt_sync_wait(&r->go, spins);
 	if (atomic_load(&r->abandon))
 		pthread_exit(NULL);
+	const uint64_t cpu_began = rt_thread_cpu_ns();
 	const uint8_t *const end = t->end;
 	const uint8_t *held = t->stream, *p = t->stream;
 	struct ahead la = { p, st };
@@ -751,6 +752,7 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 		publish(t, RT_AT_NONE);
 	if (t->ideal_pending)
 		ideal_flush(t);
+	t->cpu_ns = rt_thread_cpu_ns() - cpu_began;
 	atomic_store_explicit(&t->state, RT_FINISHED, memory_order_release);
 	rt_sync_retire(&r->done);
 }
