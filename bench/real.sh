@@ -81,14 +81,20 @@ Columns:
   t2w MB          trace2wl's peak RSS
   wl B/call       workload bytes / calls
   replay s        trace_run's whole run (loading included), wall
-  own ns          trace_run's own cost per call ("Own cost"): its CPU time
-                  outside the allocator's calls, less the timer's reads and
-                  the shared clock's waits (clock ns).  A call's timed
-                  region also runs while the thread is preempted, so on a
-                  busy machine this is too low (even below 0): see preempt
+  own ns          trace_run's own cost per call ("Own cost"): its replay
+                  threads' CPU time outside the allocator's calls, less the
+                  timer's reads and the shared clock's waits (clock ns).  A
+                  call's timed region also runs while the thread is
+                  preempted, so on a busy machine this is too low (even
+                  below 0): see preempt
+  mon ns          the rest of trace_run's CPU time per call ("Monitor"): the
+                  monitor thread's RSS readings every millisecond and the
+                  main thread, a cost per second of replay, not per call
   clock ns        CPU time the shared clock's waits and wake-ups take per
                   call, programs of several threads ("-" for one thread)
-  timer ns        the timer's two reads a call, measured by trace_run
+  timer ns        the timer's two reads a call, measured by trace_run before
+                  the clock (a loop of timed empty regions, as the replay
+                  loop reads the timer; docs/trace_run.1)
   preempt         involuntary context switches during the replay
   before MB       "Replayer: N Kb resident before the clock started"
   tr peak MB      trace_run's peak RSS as a process (/usr/bin/time)
@@ -289,11 +295,12 @@ measure() {
 	clock_ns=-
 	! grep -q '"clocked":true' replay.out ||
 		clock_ns=$(per_call "$(json_num replay.out clock_ns_per_call)")
-	printf '%-9s %7s %7s %8s %9s %9s %8s %8s %8s %8s %9s %10s\n' "$p" \
+	printf '%-9s %7s %7s %8s %9s %9s %8s %8s %8s %8s %8s %9s %10s\n' "$p" \
 		"$(fmt=%.2f per_call "$calls / ($conv_cpu / 1e9) / 1e6")" \
 		"$(fmt=%.2f per_call "$calls / ($conv_ns / 1e9) / 1e6")" "$(calc "$conv_kb / 1024")" \
 		"$(fmt=%.2f calc "$wbytes / $calls")" "$(fmt=%.2f calc "$rep_ns / 1e9")" \
-		"$(per_call "$(json_num replay.out own_ns_per_call)")" "$clock_ns" \
+		"$(per_call "$(json_num replay.out own_ns_per_call)")" \
+		"$(per_call "$(json_num replay.out monitor_ns_per_call)")" "$clock_ns" \
 		"$(calc "$(json_num replay.out timer_ns_per_call)")" "$(json_num replay.out preempted)" \
 		"$(calc "$before_kb / 1024")" "$(calc "$rep_kb / 1024")" >rep.row
 	[ "$threads" -lt 2 ] || order_row
@@ -352,8 +359,9 @@ printf '%-9s %3s %10s %10s %7s %8s %10s %8s %12s\n' program thr calls "untraced 
 for p in $programs; do [ ! -f "$work/$p/rec.row" ] || cat "$work/$p/rec.row"; done
 echo
 echo "Conversion (trace2wl) and replay (trace_run --touch=none, glibc)"
-printf '%-9s %7s %7s %8s %9s %9s %8s %8s %8s %8s %9s %10s\n' program "t2w M/s" "(wall)" "t2w MB" \
-	"wl B/call" "replay s" "own ns" "clock ns" "timer ns" preempt "before MB" "tr peak MB"
+printf '%-9s %7s %7s %8s %9s %9s %8s %8s %8s %8s %8s %9s %10s\n' program "t2w M/s" "(wall)" \
+	"t2w MB" "wl B/call" "replay s" "own ns" "mon ns" "clock ns" "timer ns" preempt "before MB" \
+	"tr peak MB"
 for p in $programs; do [ ! -f "$work/$p/rep.row" ] || cat "$work/$p/rep.row"; done
 if ls "$work"/*/order.row >/dev/null 2>&1; then
 	echo
