@@ -29,7 +29,8 @@
  * than its instructions.  A thread whose frees mostly miss the cache (a
  * program that frees its blocks in another order than it made them, such
  * as perl clearing a hash: ~20 ns a missed slot) has the slot of the free
- * four ops ahead prefetched before each op, decoding each op twice;
+ * four ops ahead prefetched before each op, by a look-ahead that decodes
+ * each op and hands the replay its mallocs and frees decoded;
  * survey.c picks those threads, as the prefetch costs the others more
  * than it saves (docs/BENCHMARKS.md).  With more than one thread and
  * recorded times, each op whose time moved also stores the thread's
