@@ -35,14 +35,17 @@ enum { THREAD_STACK = 256 * 1024 };
 enum { HUGE_PAGE = 2 << 20, SMALL_PAGE = 4096 /* the smallest: each page written */ };
 
 /* p rounded up to a huge page, the rest of the mapping [p, p + len) let
- * go, so that [aligned, aligned + bytes) is the whole mapping left. */
+ * go, so that [aligned, aligned + bytes) in whole pages is the whole
+ * mapping left (munmap rounds untable's length up alike). */
 static void *huge_aligned(uint8_t *p, size_t len, size_t bytes)
 {
+	const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uint8_t *a = (uint8_t *)(((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+	uint8_t *tail = (uint8_t *)(((uintptr_t)a + bytes + page - 1) & ~(page - 1));
 	if (a > p)
 		munmap(p, (size_t)(a - p));
-	if (p + len > a + bytes)
-		munmap(a + bytes, (size_t)(p + len - (a + bytes)));
+	if (p + len > tail)
+		munmap(tail, (size_t)(p + len - tail));
 #ifdef MADV_HUGEPAGE
 	madvise(a, bytes, MADV_HUGEPAGE); /* a hint: without it, 4 KiB pages */
 #endif
