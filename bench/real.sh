@@ -10,7 +10,8 @@
 #   1. runs it untraced (twice; the faster run counts),
 #   2. records it with mtrace-record --no-children (the trace is on --dir),
 #   3. converts the trace with trace2wl,
-#   4. replays the workload with trace_run --touch=none,
+#   4. replays the workload with trace_run --touch=none (with --rt at
+#      real-time priority, chrt -f 50),
 # With --stacks it also records each program with mtrace-record --stacks
 # (with our stack walker, and again with libunwind's alone) and runs it
 # under heaptrack, and prints a third table: issue #13's cost target for
@@ -29,7 +30,7 @@
 # Per-call times are shown as "-" for a program of under 100,000 calls
 # (zstd): there they measure process start-up, not calls.
 #
-# Usage: bench/real.sh [--quick | --scale N] [--stacks] [--runs N] [--only NAME,...] [--builddir DIR] [--dir DIR] [--keep]
+# Usage: bench/real.sh [--quick | --scale N] [--stacks] [--runs N] [--rt] [--only NAME,...] [--builddir DIR] [--dir DIR] [--keep]
 set -eu
 
 me=real.sh
@@ -59,6 +60,14 @@ under 10 minutes on a quiet 2-core machine.
                   times (and the program untraced at least N times) and
                   keep each one's fastest run, against a busy machine's
                   noise (default 1)
+  --rt            replay at real-time priority (chrt -f 50, as root): no
+                  other process then takes the processor from a replay
+                  thread, and trace_run's own threads (replay threads, the
+                  monitor) no longer preempt one another on every wake-up,
+                  as the kernel's ordinary policy has them do; the kernel's
+                  switches and the caches refilled after them otherwise
+                  count in own ns and clock ns (git, 3 threads on 2
+                  processors, idle machine: ~8,800 preemptions a replay)
   --only LIST     only these programs (comma-separated) of: $corpus
   --builddir DIR  configured build tree whose tools are measured (default:
                   the source tree if it is configured, else
@@ -81,14 +90,20 @@ Columns:
   t2w MB          trace2wl's peak RSS
   wl B/call       workload bytes / calls
   replay s        trace_run's whole run (loading included), wall
-  own ns          trace_run's own cost per call ("Own cost"): its CPU time
-                  outside the allocator's calls, less the timer's reads and
-                  the shared clock's waits (clock ns).  A call's timed
-                  region also runs while the thread is preempted, so on a
-                  busy machine this is too low (even below 0): see preempt
+  own ns          trace_run's own cost per call ("Own cost"): its replay
+                  threads' CPU time outside the allocator's calls, less the
+                  timer's reads and the shared clock's waits (clock ns).  A
+                  call's timed region also runs while the thread is
+                  preempted, so on a busy machine this is too low (even
+                  below 0): see preempt
+  mon ns          the rest of trace_run's CPU time per call ("Monitor"): the
+                  monitor thread's RSS readings every millisecond and the
+                  main thread, a cost per second of replay, not per call
   clock ns        CPU time the shared clock's waits and wake-ups take per
                   call, programs of several threads ("-" for one thread)
-  timer ns        the timer's two reads a call, measured by trace_run
+  timer ns        the timer's two reads a call, measured by trace_run before
+                  the clock (a loop of timed empty regions, as the replay
+                  loop reads the timer; docs/trace_run.1)
   preempt         involuntary context switches during the replay
   before MB       "Replayer: N Kb resident before the clock started"
   tr peak MB      trace_run's peak RSS as a process (/usr/bin/time)
@@ -119,6 +134,7 @@ keep=0
 stacks=0
 runs=1
 ht_mem=6000000
+rt=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) scale=4 ;;
@@ -136,6 +152,7 @@ while [ $# -gt 0 ]; do
 	--dir) [ $# -ge 2 ] || die "--dir needs a directory"; dir=$2; shift ;;
 	--dir=*) dir=${1#--dir=} ;;
 	--keep) keep=1 ;;
+	--rt) rt="chrt -f 50" ;;
 	-h | --help) usage; exit 0 ;;
 	*) die "unknown option '$1'; try --help" ;;
 	esac
@@ -149,6 +166,7 @@ case $scale in '' | *[!0-9]* | 0*) die "--scale: '$scale' is not a divisor from 
 case $ht_mem in '' | *[!0-9]* | 0*) die "--ht-mem: '$ht_mem' is not a number of KB" ;; esac
 [ "$stacks" = 0 ] || command -v heaptrack >/dev/null ||
 	die "--stacks: heaptrack is missing (Debian package heaptrack; scripts/deps.sh bench)"
+[ -z "$rt" ] || $rt true 2>/dev/null || die "--rt: chrt -f 50 is refused here (it needs root)"
 [ -x /usr/bin/time ] || die "/usr/bin/time is missing (Debian package time; scripts/deps.sh bench)"
 
 use_builddir
@@ -268,7 +286,8 @@ measure() {
 	say "$p: converting"
 	timed conv direct "$t2w" --json "$d/t.wl" "$d/t.mtr" || { fail_row trace2wl conv; return 0; }
 	say "$p: replaying"
-	timed replay direct "$replay" --touch=none --json "$d/t.wl" || { fail_row trace_run replay; return 0; }
+	timed replay direct $rt "$replay" --touch=none --json "$d/t.wl" ||
+		{ fail_row trace_run replay; return 0; }
 
 	calls=$(json_num conv.out calls)
 	threads=$(json_num conv.out threads)
@@ -289,11 +308,12 @@ measure() {
 	clock_ns=-
 	! grep -q '"clocked":true' replay.out ||
 		clock_ns=$(per_call "$(json_num replay.out clock_ns_per_call)")
-	printf '%-9s %7s %7s %8s %9s %9s %8s %8s %8s %8s %9s %10s\n' "$p" \
+	printf '%-9s %7s %7s %8s %9s %9s %8s %8s %8s %8s %8s %9s %10s\n' "$p" \
 		"$(fmt=%.2f per_call "$calls / ($conv_cpu / 1e9) / 1e6")" \
 		"$(fmt=%.2f per_call "$calls / ($conv_ns / 1e9) / 1e6")" "$(calc "$conv_kb / 1024")" \
 		"$(fmt=%.2f calc "$wbytes / $calls")" "$(fmt=%.2f calc "$rep_ns / 1e9")" \
-		"$(per_call "$(json_num replay.out own_ns_per_call)")" "$clock_ns" \
+		"$(per_call "$(json_num replay.out own_ns_per_call)")" \
+		"$(per_call "$(json_num replay.out monitor_ns_per_call)")" "$clock_ns" \
 		"$(calc "$(json_num replay.out timer_ns_per_call)")" "$(json_num replay.out preempted)" \
 		"$(calc "$before_kb / 1024")" "$(calc "$rep_kb / 1024")" >rep.row
 	[ "$threads" -lt 2 ] || order_row
@@ -351,9 +371,10 @@ printf '%-9s %3s %10s %10s %7s %8s %10s %8s %12s\n' program thr calls "untraced 
 	"prog MB" "rec ns/call" "(wall)" "trace B/call"
 for p in $programs; do [ ! -f "$work/$p/rec.row" ] || cat "$work/$p/rec.row"; done
 echo
-echo "Conversion (trace2wl) and replay (trace_run --touch=none, glibc)"
-printf '%-9s %7s %7s %8s %9s %9s %8s %8s %8s %8s %9s %10s\n' program "t2w M/s" "(wall)" "t2w MB" \
-	"wl B/call" "replay s" "own ns" "clock ns" "timer ns" preempt "before MB" "tr peak MB"
+echo "Conversion (trace2wl) and replay (trace_run --touch=none, glibc${rt:+, $rt})"
+printf '%-9s %7s %7s %8s %9s %9s %8s %8s %8s %8s %8s %9s %10s\n' program "t2w M/s" "(wall)" \
+	"t2w MB" "wl B/call" "replay s" "own ns" "mon ns" "clock ns" "timer ns" preempt "before MB" \
+	"tr peak MB"
 for p in $programs; do [ ! -f "$work/$p/rep.row" ] || cat "$work/$p/rep.row"; done
 if ls "$work"/*/order.row >/dev/null 2>&1; then
 	echo

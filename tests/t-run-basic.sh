@@ -1,7 +1,8 @@
 #!/bin/sh
 # t-run-basic: a one-thread workload with known calls replays with the
 # original's text layout, exact call counts and the exact ideal RSS, in text
-# and JSON, with the timer the ladder chose and with clock_gettime.
+# and JSON, with the timer the ladder chose and with clock_gettime; its own
+# cost from the replay threads' CPU time, the monitor's shown apart.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/run_lib.sh"
 
@@ -70,4 +71,20 @@ grep -Eq '^[0-9,]+ ns$' clock.txt || fail "--timer=clock: first line $(head -1 c
 grep -q '^Timer: clock (--timer=clock), clock_gettime(CLOCK_MONOTONIC_RAW), figures in ns' clock.txt ||
 	fail "--timer=clock: no timer line"
 expect_eq "clock: malloc calls" 2 "$(sed -n 's/^Avg malloc time: *[0-9,]* in *\([0-9,]*\) calls$/\1/p' clock.txt)"
+
+# The own cost is the replay threads' CPU time, a part of the process's;
+# the rest (the monitor's RSS readings, the main thread) is shown apart.
+synth bench long.wl 200000
+trace_run --touch=none long.wl >long.txt || fail "long replay failed"
+grep -Eq '^Monitor: [0-9]+\.[0-9] ns a call \(CPU time of the monitor.s RSS samples and of the main thread, apart from the replay threads. own cost\)$' long.txt ||
+	fail "no Monitor line: $(grep -A1 '^Own cost' long.txt)"
+trace_run --touch=none --json long.wl >long.json || fail "long replay --json failed"
+python3 - long.json <<'PY' || fail "replay threads' CPU time: $(cat long.json)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+process = d["user_usec"] + d["sys_usec"]
+# both from the kernel's per-thread runtime; getrusage rounds to 1 us a field
+assert 0 < d["threads_cpu_usec"] <= process + 2, (d["threads_cpu_usec"], process)
+assert d["monitor_ns_per_call"] >= 0
+PY
 pass

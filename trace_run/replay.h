@@ -61,6 +61,7 @@ struct rt_result {
 	uint32_t prefetching;       /* replay threads that prefetch their frees' slots */
 	uint64_t clock_cpu_ns;      /* CPU time the shared clock's waits and wake-ups took */
 	uint64_t clock_waits;       /* times a thread waited on the shared clock */
+	uint64_t threads_cpu_ns;    /* the replay threads' CPU time, release to end */
 	unsigned emulated;          /* 1 << call for calls the allocator lacks */
 	struct rt_callstat calls[MT_CALL_COUNT];
 };

@@ -89,6 +89,9 @@ struct rt_thread {
 	 * threads to the recorded concurrency costs, apart from the
 	 * replayer's own. */
 	uint64_t clock_cpu_ns, clock_waits;
+	/* Its CPU time from the release to its end: the replay's CPU time
+	 * apart from the monitor's and the main thread's (report.c). */
+	uint64_t cpu_ns;
 	uint32_t index, tid;
 	pthread_t pthread;
 	uint64_t failed_now, recorded_failed_ok;

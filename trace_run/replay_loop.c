@@ -29,7 +29,8 @@
  * than its instructions.  A thread whose frees mostly miss the cache (a
  * program that frees its blocks in another order than it made them, such
  * as perl clearing a hash: ~20 ns a missed slot) has the slot of the free
- * four ops ahead prefetched before each op, decoding each op twice;
+ * four ops ahead prefetched before each op, by a look-ahead that decodes
+ * each op and hands the replay its mallocs and frees decoded;
  * survey.c picks those threads, as the prefetch costs the others more
  * than it saves (docs/BENCHMARKS.md).  With more than one thread and
  * recorded times, each op whose time moved also stores the thread's
@@ -597,41 +598,77 @@ static inline uint64_t adds(const struct rt_thread *t, const struct mt_op *op)
 
 /*
  * The look-ahead of a thread that prefetches: a second cursor PREFETCH_AHEAD
- * ops ahead of the replay, which decodes each op once more and starts
- * loading the slot of the object it frees, so that the miss overlaps the
- * calls in between instead of delaying the timer read before the free
- * (RDTSCP does not wait for a prefetch).  One op ahead, the prefetch came
- * too late for part of perl's frees; four ahead was the best distance
- * measured (docs/BENCHMARKS.md).
+ * ops ahead of the replay, which decodes each op and starts loading the
+ * slot of the object it frees, so that the miss overlaps the calls in
+ * between instead of delaying the timer read before the free (RDTSCP does
+ * not wait for a prefetch).  One op ahead, the prefetch came too late for
+ * part of perl's frees; four ahead was the best distance measured
+ * (docs/BENCHMARKS.md).  What it decoded it keeps in a ring, so the replay
+ * takes a malloc or free the fast decoder reads from there instead of
+ * decoding it again (perl's ops carry recorded times: decoding each twice
+ * was 130 of its 219 instructions a call); an op the fast decoder declines
+ * has code 0 there, and the replay decodes it itself, as the cursors go op
+ * for op.  So does every op past a stream's end or an undecodable one (the
+ * replay's own decoder then says so).
  * Always inline: gcc 12 deleted the calls of an out-of-line helper that
  * only prefetches, as having no effect.  The load-time check proved every
- * op valid, so a slot is the table's; bytes that are no op end the
- * look-ahead (the replay's own decoder then says so).
+ * op valid, so a slot is the table's.
  */
-enum { PREFETCH_AHEAD = 4 };
+enum { PREFETCH_AHEAD = 4, AHEAD_RING = 8 /* a power of 2 above PREFETCH_AHEAD */ };
+
+struct ahead_op {
+	unsigned code;       /* MT_CALL_MALLOC or MT_CALL_FREE; 0: decode it again */
+	const uint8_t *next; /* where the stream goes on after it */
+	uint64_t delta, obj, size, last_new;
+};
 
 struct ahead {
 	const uint8_t *p;
 	struct mt_op_state st;
+	unsigned made, taken; /* ops put in the ring, taken out: made - taken <= PREFETCH_AHEAD + 1 */
+	struct ahead_op ring[AHEAD_RING];
 };
 
 static inline __attribute__((always_inline)) void look_ahead(const struct rt_thread *t,
 							     struct ahead *a, const uint8_t *end,
 							     int timing)
 {
-	uint64_t delta, obj, size;
+	struct ahead_op *o = &a->ring[a->made++ & (AHEAD_RING - 1)];
 	struct mt_op op;
+	o->code = 0;
 	if (a->p >= end)
 		return;
-	unsigned code = mt_op_decode_common(&a->p, end, &a->st, timing, &delta, &obj, &size);
+	unsigned code = mt_op_decode_common(&a->p, end, &a->st, timing, &o->delta, &o->obj, &o->size);
 	if (code) {
+		o->code = code;
+		o->next = a->p;
+		o->last_new = a->st.last_new;
 		if (code == MT_CALL_FREE)
-			__builtin_prefetch(&t->slots[obj], 0, 3);
+			__builtin_prefetch(&t->slots[o->obj], 0, 3);
 	} else if (mt_op_decode(&a->p, end, &a->st, &op, timing)) {
 		a->p = end;
 	} else if (op.old_obj) {
 		__builtin_prefetch(&t->slots[op.old_obj], 0, 3);
 	}
+}
+
+/* The next op from the ring, as mt_op_decode_common would have decoded it
+ * at *p: its code, or 0 for an op to decode again. */
+static inline __attribute__((always_inline)) unsigned ahead_take(struct ahead *a,
+								 const uint8_t **p,
+								 struct mt_op_state *st,
+								 uint64_t *delta, uint64_t *obj,
+								 uint64_t *size)
+{
+	const struct ahead_op *o = &a->ring[a->taken++ & (AHEAD_RING - 1)];
+	if (!o->code)
+		return 0;
+	*p = o->next;
+	st->last_new = o->last_new;
+	*delta = o->delta;
+	*obj = o->obj;
+	*size = o->size;
+	return o->code;
 }
 
 /* A thread about to wait at p is, on the clock, at its next call: in the
@@ -674,14 +711,9 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 	uint64_t calls = 0, syncs = 0;
 
 	tl.used = tl.clocked || tl.pacing;
-	if (tl.pacing)
-		prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-	rt_sync_wait(&r->go, spins);
-	if (atomic_load(&r->abandon))
-		pthread_exit(NULL);
 	const uint8_t *const end = t->end;
 	const uint8_t *held = t->stream, *p = t->stream;
-	struct ahead la = { p, st };
+	struct ahead la = { .p = p, .st = st };
 	for (int i = 0; prefetch && i < PREFETCH_AHEAD; i++)
 		look_ahead(t, &la, end, timing);
 	/* The stream a window at a time (stream.c): at the end of each, the
@@ -691,9 +723,13 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 		while (p < stop) {
 			const uint8_t *at = p;
 			uint64_t delta, obj, nmemb, size;
-			if (prefetch)
+			unsigned code;
+			if (prefetch) {
 				look_ahead(t, &la, end, timing);
-			unsigned code = mt_op_decode_common(&p, end, &st, timing, &delta, &obj, &size);
+				code = ahead_take(&la, &p, &st, &delta, &obj, &size);
+			} else {
+				code = mt_op_decode_common(&p, end, &st, timing, &delta, &obj, &size);
+			}
 			if (code) {
 				if (tl.used && delta)
 					advance(t, &tl, delta);
@@ -751,6 +787,7 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 		publish(t, RT_AT_NONE);
 	if (t->ideal_pending)
 		ideal_flush(t);
+	t->cpu_ns = rt_thread_cpu_ns() - t->cpu_ns;
 	atomic_store_explicit(&t->state, RT_FINISHED, memory_order_release);
 	rt_sync_retire(&r->done);
 }
@@ -771,6 +808,16 @@ static __attribute__((noinline, noreturn)) void replay_plain(struct rt_thread *t
 void *rt_thread_main(void *arg)
 {
 	struct rt_thread *t = arg;
+	struct rt_replay *r = t->r;
+	if (r->o->pace)
+		prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+	rt_sync_wait(&r->go, r->spins);
+	if (atomic_load(&r->abandon))
+		pthread_exit(NULL);
+	/* Its CPU time from the release, read here: read within
+	 * replay_thread, where values live across the call, it cost the loop
+	 * 6 instructions a call (callgrind, git's workload). */
+	t->cpu_ns = rt_thread_cpu_ns();
 	if (t->prefetch)
 		replay_prefetching(t);
 	replay_plain(t);

@@ -40,27 +40,36 @@ static uint64_t total_calls(const struct rt_result *res)
 }
 
 /*
- * trace_run's own cost, ns a call: the replay's CPU time (every thread's,
- * the monitor's too) outside the allocator's calls, less the timer's two
- * reads a call (pair_cost), which the allocator's figures need but which
- * are no part of the replay's machinery, and less the CPU time the shared
- * clock's waits took (*clock_ns a call), which is what holding the threads
- * to the recorded concurrency costs, shown beside it, never hidden.  The
- * figure a replay must keep small for the calls' costs to stand out:
- * decoding, the object table, the ideal RSS, the stream windows.
+ * trace_run's own cost, ns a call: the replay threads' CPU time outside
+ * the allocator's calls, less the timer's two reads a call (pair_cost),
+ * which the allocator's figures need but which are no part of the replay's
+ * machinery, and less the CPU time the shared clock's waits took (*clock_ns
+ * a call), which is what holding the threads to the recorded concurrency
+ * costs, shown beside it, never hidden.  The figure a replay must keep
+ * small for the calls' costs to stand out: decoding, the object table, the
+ * ideal RSS, the stream windows.  The rest of the process's CPU time, the
+ * monitor's RSS samples every millisecond and the main thread's start and
+ * end, is a cost per second, not per call: *monitor_ns a call, shown apart.
  * *timer_ns gets the timer's share.  Waits that sleep take no CPU time.
  */
-static double own_ns_per_call(const struct rt_result *res, double *timer_ns, double *clock_ns)
+struct own_cost {
+	double own_ns, timer_ns, clock_ns, monitor_ns;
+};
+
+static struct own_cost own_cost(const struct rt_result *res)
 {
 	uint64_t calls = total_calls(res);
 	double ns_per_unit = res->timer.tsc_mhz > 0 ? 1000.0 / res->timer.tsc_mhz : 1.0;
-	*timer_ns = (double)res->timer.pair_cost * ns_per_unit;
-	*clock_ns = calls ? (double)res->clock_cpu_ns / (double)calls : 0;
+	struct own_cost c = { .timer_ns = (double)res->timer.pair_cost * ns_per_unit };
 	if (!calls)
-		return 0;
-	double cpu_ns = (double)(res->user_usec + res->sys_usec) * 1000.0;
-	double own = cpu_ns - (double)rt_total_call_time(res) * ns_per_unit;
-	return own / (double)calls - *timer_ns - *clock_ns;
+		return c;
+	double process_ns = (double)(res->user_usec + res->sys_usec) * 1000.0;
+	double threads_ns = (double)res->threads_cpu_ns;
+	double outside = threads_ns - (double)rt_total_call_time(res) * ns_per_unit;
+	c.clock_ns = (double)res->clock_cpu_ns / (double)calls;
+	c.monitor_ns = process_ns > threads_ns ? (process_ns - threads_ns) / (double)calls : 0;
+	c.own_ns = outside / (double)calls - c.timer_ns - c.clock_ns;
+	return c;
 }
 
 static uint64_t avg(const struct rt_callstat *s)
@@ -143,19 +152,21 @@ enum { OWN_COST_MIN_CALLS = 100000 }; /* below, start-up is most of the figure *
 
 static void own_line(FILE *out, const struct rt_result *res)
 {
-	double timer_ns, clock_ns, own = own_ns_per_call(res, &timer_ns, &clock_ns);
+	struct own_cost c = own_cost(res);
 	if (total_calls(res) < OWN_COST_MIN_CALLS) {
 		fprintf(out, "Own cost: not measured under %s calls (starting the threads is most of "
 			"it); the timer's two reads cost %.1f ns a call\n",
-			rt_comma(OWN_COST_MIN_CALLS), timer_ns);
+			rt_comma(OWN_COST_MIN_CALLS), c.timer_ns);
 		return;
 	}
 	fprintf(out, "Own cost: %.1f ns a call (CPU time outside the allocator's calls, less the "
-		"timer's %.1f ns a call for its two reads", own, timer_ns);
+		"timer's %.1f ns a call for its two reads", c.own_ns, c.timer_ns);
 	if (res->clocked)
-		fprintf(out, " and the shared clock's %.1f ns a call in %s waits", clock_ns,
+		fprintf(out, " and the shared clock's %.1f ns a call in %s waits", c.clock_ns,
 			rt_comma(res->clock_waits));
 	fprintf(out, "); preempted: %s\n", rt_comma(res->preempted));
+	fprintf(out, "Monitor: %.1f ns a call (CPU time of the monitor's RSS samples and of the "
+		"main thread, apart from the replay threads' own cost)\n", c.monitor_ns);
 }
 
 /* How the threads were kept in order, when there was more than one. */
@@ -293,10 +304,12 @@ void rt_report_json(FILE *out, const struct rt_result *res)
 		rt_timer_name(res->timer.source), res->timer.chosen_by, res->timer.tsc_mhz,
 		res->timer.freq_key, (unsigned long long)res->timer.overhead,
 		(unsigned long long)res->timer.pair_cost);
-	double timer_ns, clock_ns, own = own_ns_per_call(res, &timer_ns, &clock_ns);
-	fprintf(out, "\"own_ns_per_call\":%.2f,\"timer_ns_per_call\":%.2f,\"clock_ns_per_call\":%.2f,"
-		"\"clock_waits\":%llu,\"preempted\":%llu,\"prefetching_threads\":%u,", own, timer_ns,
-		clock_ns, (unsigned long long)res->clock_waits, (unsigned long long)res->preempted,
+	struct own_cost c = own_cost(res);
+	fprintf(out, "\"threads_cpu_usec\":%llu,\"own_ns_per_call\":%.2f,\"timer_ns_per_call\":%.2f,"
+		"\"clock_ns_per_call\":%.2f,\"monitor_ns_per_call\":%.2f,\"clock_waits\":%llu,"
+		"\"preempted\":%llu,\"prefetching_threads\":%u,",
+		(unsigned long long)(res->threads_cpu_ns / 1000u), c.own_ns, c.timer_ns, c.clock_ns,
+		c.monitor_ns, (unsigned long long)res->clock_waits, (unsigned long long)res->preempted,
 		res->prefetching);
 	fprintf(out, "\"emulated\":[");
 	for (unsigned c = 0, n = 0; c < MT_CALL_COUNT; c++)

@@ -154,26 +154,63 @@ static uint64_t empty_region_cost(enum rt_timer_source source)
 }
 
 /*
- * What the two reads around each call cost the replay, all told: the part
- * inside the timed region (the overhead above) and the part outside, with
- * the pipeline drained by each fence.  A loop of timed empty regions, the
- * fastest of a few passes: trace_run's own cost is its CPU time outside
- * the allocator's calls less this, per call.
+ * The replay loop's own work between two calls, as far as the timer sees
+ * it: a chain of dependent loads from a table in the first-level cache,
+ * like decoding an op and loading its slot.  Returns the chain's end, so
+ * that no compiler can drop it.
  */
-static uint64_t pair_cost(enum rt_timer_source source)
+enum { CHAIN_LOADS = 6, CHAIN_TABLE = 1024 };
+
+static unsigned chain(const unsigned *table, unsigned x)
+{
+	for (int k = 0; k < CHAIN_LOADS; k++)
+		x = table[(x + (unsigned)k) & (CHAIN_TABLE - 1)];
+	return x;
+}
+
+/* Counter units a round of a loop of PAIR_ROUNDS rounds of the loop's
+ * work, each followed by a timed empty region when timed: the fastest of
+ * a few passes. */
+static uint64_t rounds_cost(enum rt_timer_source source, const unsigned *table, int timed)
 {
 	uint64_t best = UINT64_MAX, sink = 0;
+	unsigned x = 1;
 	for (int pass = 0; pass < PAIR_PASSES; pass++) {
 		uint64_t t0 = rt_now(source);
 		for (int i = 0; i < PAIR_ROUNDS; i++) {
-			uint64_t a = rt_now(source);
-			sink += rt_now(source) - a;
+			x = chain(table, x + (unsigned)i);
+			__asm__ volatile("" : "+r"(x));
+			if (timed) {
+				uint64_t a = rt_now(source);
+				sink += rt_now(source) - a;
+			}
 		}
 		uint64_t per = (rt_now(source) - t0) / PAIR_ROUNDS;
 		best = per < best ? per : best;
 	}
-	__asm__ volatile("" : : "r"(sink));
+	__asm__ volatile("" : : "r"(sink), "r"(x));
 	return best;
+}
+
+/*
+ * What the two reads around each call cost the replay, all told: the part
+ * inside the timed region (the overhead above) and the part outside, with
+ * the pipeline drained by each fence.  Measured as the replay loop reads
+ * the timer, between rounds of work like the loop's own: a loop of the
+ * work with a timed empty region after each round, less the same loop
+ * without.  With fences on both sides of each read the two reads cost as
+ * much there as back to back; a source that lets the work run past its
+ * read (clock_gettime) costs less there, and back to back would overstate
+ * it.  trace_run's own cost is its CPU time outside the allocator's calls
+ * less this, per call.
+ */
+static uint64_t pair_cost(enum rt_timer_source source)
+{
+	static unsigned table[CHAIN_TABLE];
+	for (unsigned i = 0; i < CHAIN_TABLE; i++)
+		table[i] = i * 2654435761u >> 7;
+	uint64_t timed = rounds_cost(source, table, 1), bare = rounds_cost(source, table, 0);
+	return timed > bare ? timed - bare : 0;
 }
 
 /* Counter ticks per microsecond over a 20 ms window of CLOCK_MONOTONIC_RAW. */
