@@ -154,7 +154,14 @@ static void *remap_aligned(void *old, size_t n, size_t bigger)
 }
 
 /* The old slots keep their entries and the new ones are zero, then each
- * entry is moved to its place for the new size. */
+ * entry is moved to its place for the new size, the last slot's first.
+ * am_slot grows with the hash, so an entry's new place lies about
+ * bigger/n times further along than its old one: taken from the end
+ * down, the entries land in slots past every entry not yet moved (empty
+ * ones: no entry to take over), and the reads and the writes are two
+ * sweeps down the table.  From the start up, most places held an entry
+ * not yet moved, which place() then carried further along, a cache miss
+ * at each step. */
 static int grow(struct addrmap *m)
 {
 	size_t n = m->n, bigger = next_size(m);
@@ -165,7 +172,7 @@ static int grow(struct addrmap *m)
 	m->n = bigger;
 	set_limit(m);
 	advise_huge(m);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = n; i-- > 0;) {
 		struct am_entry e = m->slots[i];
 		if (e.addr && !e.moved) {
 			m->slots[i] = (struct am_entry){ 0 };
