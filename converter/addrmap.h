@@ -4,9 +4,12 @@
  * A trace names blocks by address; a workload by object index.  This map
  * turns one into the other: for a live block its object, size and owner,
  * and for any address whether a thread waits for it to be allocated.  A
- * freed block leaves the map at once, so the map holds the live set and
- * nothing else: at most 8 MiB + 40 bytes per block live at the trace's
- * peak (24-byte entries, grown in place, each time to what that allows).
+ * freed block's entry stays, dead, until the table next fills up, when
+ * the dead are swept out (addrmap.c): allocators hand a freed address
+ * out again soon, and its next allocation then finds the entry where its
+ * free left it.  The table is sized by the live set alone: at most 8 MiB
+ * + 40 bytes per block live at the trace's peak (24-byte entries, grown
+ * in place, each time to what that allows).
  * Who freed a block is remembered apart, for the last frees only (addrmap.c),
  * so that a second free of a recently freed block is reported as a double
  * free with both record numbers.
@@ -27,7 +30,7 @@ struct am_entry {
 	uint64_t addr;       /* 0: empty slot (NULL is never stored) */
 	uint64_t obj : 40;   /* live: object index */
 	uint64_t owner : 22; /* live: source thread that allocated or last used it */
-	uint64_t live : 1;
+	uint64_t live : 1;   /* neither live nor wanted: dead, swept out when full */
 	uint64_t wanted : 1; /* a thread is held until this address is allocated */
 	uint64_t pos : 39;   /* live: owner's stream length just after its last use */
 	uint64_t size : 24;  /* live: requested bytes, or AM_SIZE_BIG */
@@ -50,7 +53,7 @@ struct addrmap {
 	struct am_entry *slots;
 	size_t n;           /* slots: any number, grown by a quarter at a time */
 	size_t limit;       /* entries that make the table grow (see addrmap.c) */
-	size_t used, live;  /* entries in use, and of those the live ones */
+	size_t used, live;  /* entries in use (dead ones too), and the live ones */
 	size_t peak_live;   /* the most live at once */
 	struct am_freed *freed; /* recent frees, direct-mapped by address */
 	struct am_big *big;
@@ -89,46 +92,44 @@ static inline struct am_entry *am_find(const struct addrmap *m, uint64_t addr)
 	}
 }
 
-/* am_get's insertion when the table must grow first, out of line. */
+/* am_get's insertion when the table is full: the dead entries are swept
+ * out, and the table grows if the rest still fill it; out of line. */
 struct am_entry *am_add(struct addrmap *m, uint64_t addr);
+
+/* Whether e is dead: a freed block's, no thread waiting for its address. */
+static inline int am_dead(const struct am_entry *e)
+{
+	return !e->live && !e->wanted;
+}
 
 /* The entry for addr, added (neither live nor wanted) if missing; NULL when
  * out of memory.  May move entries: earlier pointers are invalid afterwards.
- * One probe either way: a miss inserts at the empty slot it ended on. */
+ * One probe either way: a dead entry of addr is taken as it is, and a miss
+ * takes the first dead entry it passed (what the sweeps cost then falls
+ * with what is left to sweep), else the empty slot it ended on. */
 static inline struct am_entry *am_get(struct addrmap *m, uint64_t addr)
 {
-	struct am_entry *e;
+	struct am_entry *e, *dead = NULL;
 	for (size_t i = am_slot(m, addr);;) {
 		e = &m->slots[i];
 		if (e->addr == addr)
 			return e;
 		if (!e->addr)
 			break;
+		if (!dead && am_dead(e))
+			dead = e;
 		if (++i == m->n)
 			i = 0;
+	}
+	if (dead) {
+		*dead = (struct am_entry){ .addr = addr };
+		return dead;
 	}
 	if (m->used >= m->limit)
 		return am_add(m, addr);
 	e->addr = addr;
 	m->used++;
 	return e;
-}
-
-/* am_remove's shift of the entries behind the hole it leaves, out of line. */
-void am_close_hole(struct addrmap *m, size_t hole);
-
-/* Takes e out of the map.  Moves entries: earlier pointers are invalid.
- * Inline for the common case, an entry with an empty slot behind it (no
- * entry to shift back): a store, where the call cost a free 8 more
- * instructions. */
-static inline void am_remove(struct addrmap *m, struct am_entry *e)
-{
-	size_t hole = (size_t)(e - m->slots);
-	m->used--;
-	if (m->slots[hole + 1 == m->n ? 0 : hole + 1].addr)
-		am_close_hole(m, hole);
-	else
-		*e = (struct am_entry){ 0 };
 }
 
 /* e's block is now live: it holds size bytes, is object obj, and was
@@ -163,8 +164,7 @@ static inline uint64_t am_size(const struct addrmap *m, const struct am_entry *e
 	return e->size == AM_SIZE_BIG ? am_big_size(m, e->addr) : e->size;
 }
 
-/* e's block stops being live (its entry stays, as its address may be
- * taken again at once: a realloc in place). */
+/* e's block stops being live; its entry stays, dead (or wanted). */
 void am_unset_big(struct addrmap *m, uint64_t addr);
 static inline void am_unset_live(struct addrmap *m, struct am_entry *e)
 {
@@ -174,17 +174,11 @@ static inline void am_unset_live(struct addrmap *m, struct am_entry *e)
 	m->live--;
 }
 
-/* e's live block is freed: it leaves the map (am_remove).  Returns its
- * requested size. */
+/* e's live block is freed.  Returns its requested size. */
 static inline uint64_t am_release(struct addrmap *m, struct am_entry *e)
 {
-	uint64_t size = e->size;
-	if (size == AM_SIZE_BIG) {
-		size = am_big_size(m, e->addr);
-		am_unset_big(m, e->addr);
-	}
-	m->live--;
-	am_remove(m, e);
+	uint64_t size = am_size(m, e);
+	am_unset_live(m, e);
 	return size;
 }
 

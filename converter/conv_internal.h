@@ -136,8 +136,8 @@ static inline int emit_call(struct conv *c, uint32_t s, struct mt_op *op, uint64
 /* park.c */
 void unpark_address(struct conv *c, uint64_t addr);
 
-/* e's block is freed by x's head record: it leaves the map.  Inline, as
- * every free comes here. */
+/* e's block is freed by x's head record.  Inline, as every free comes
+ * here. */
 static inline void release_block(struct conv *c, const struct src *x, struct am_entry *e)
 {
 	uint64_t addr = e->addr;

@@ -226,8 +226,8 @@ static int step(struct conv *c, uint32_t s, enum step *how)
 			old = NULL;
 		}
 	}
-	/* Looked up after the free's side, as ending a hold may move entries;
-	 * added at once where no free follows that could move it. */
+	/* Added at once where no block is passed in; else only looked up, as
+	 * adding could sweep or grow the table and move old's entry. */
 	if (out) {
 		new = in ? am_find(&c->map, r->ptr_out) : am_get(&c->map, r->ptr_out);
 		if (!in && !new)
@@ -256,7 +256,6 @@ static int step(struct conv *c, uint32_t s, enum step *how)
 			am_unset_live(&c->map, old);
 		} else {
 			release_block(c, x, old);
-			new = NULL; /* the removal may have moved it */
 		}
 	} else if (in) {
 		use(c, s, old);
