@@ -63,8 +63,7 @@ static void set_limit(struct addrmap *m)
 }
 
 /* The table comes straight from mmap, so that it can grow in place with
- * mremap; fresh anonymous pages are already zero (empty slots).  The recent
- * frees are calloc'd, zero too: no address 0 is ever freed. */
+ * mremap; fresh anonymous pages are already zero (empty slots). */
 int am_init(struct addrmap *m)
 {
 	*m = (struct addrmap){ .n = MIN_SLOTS };
@@ -74,8 +73,7 @@ int am_init(struct addrmap *m)
 		return -1;
 	m->slots = p;
 	set_limit(m);
-	m->freed = calloc(1u << AM_FREED_BITS, sizeof *m->freed);
-	return m->freed ? 0 : -1;
+	return 0;
 }
 
 void am_free(struct addrmap *m)
@@ -83,8 +81,6 @@ void am_free(struct addrmap *m)
 	if (m->slots)
 		munmap(m->slots, bytes_of(m->n));
 	m->slots = NULL;
-	free(m->freed);
-	m->freed = NULL;
 	free(m->big);
 	m->big = NULL;
 }

@@ -10,9 +10,9 @@
  * free left it.  The table is sized by the live set alone: at most 8 MiB
  * + 40 bytes per block live at the trace's peak (24-byte entries, grown
  * in place, each time to what that allows).
- * Who freed a block is remembered apart, for the last frees only (addrmap.c),
- * so that a second free of a recently freed block is reported as a double
- * free with both record numbers.
+ * A dead entry keeps who freed its block, so that a second free of the
+ * address, while the entry is there, is reported as a double free with
+ * both record numbers.
  */
 #ifndef TRACE2WL_ADDRMAP_H
 #define TRACE2WL_ADDRMAP_H
@@ -28,20 +28,15 @@
  * converter's main source of cache misses and its memory. */
 struct am_entry {
 	uint64_t addr;       /* 0: empty slot (NULL is never stored) */
-	uint64_t obj : 40;   /* live: object index */
-	uint64_t owner : 22; /* live: source thread that allocated or last used it */
+	uint64_t obj : 40;   /* live: object index; freed: the record that freed it */
+	uint64_t owner : 22; /* live: source thread that allocated or last used it;
+				freed: the one that freed it */
 	uint64_t live : 1;   /* neither live nor wanted: dead, swept out when full */
 	uint64_t wanted : 1; /* a thread is held until this address is allocated */
-	uint64_t pos : 39;   /* live: owner's stream length just after its last use */
+	uint64_t pos : 39;   /* live: owner's stream length just after its last use;
+				dead: 1 where a free left it (freed), else 0 */
 	uint64_t size : 24;  /* live: requested bytes, or AM_SIZE_BIG */
 	uint64_t moved : 1;  /* only while growing: already at its new place */
-};
-
-/* A block that was freed: who freed it, at which record. */
-struct am_freed {
-	uint64_t addr;
-	uint64_t recno;
-	uint32_t tid;
 };
 
 /* A live block of AM_SIZE_BIG bytes or more (rare: a handful at a time). */
@@ -55,7 +50,6 @@ struct addrmap {
 	size_t limit;       /* entries that make the table grow (see addrmap.c) */
 	size_t used, live;  /* entries in use (dead ones too), and the live ones */
 	size_t peak_live;   /* the most live at once */
-	struct am_freed *freed; /* recent frees, direct-mapped by address */
 	struct am_big *big;
 	size_t nbig, big_cap;
 };
@@ -174,34 +168,31 @@ static inline void am_unset_live(struct addrmap *m, struct am_entry *e)
 	m->live--;
 }
 
-/* e's live block is freed.  Returns its requested size. */
-static inline uint64_t am_release(struct addrmap *m, struct am_entry *e)
+/* e's live block is freed by source thread `by` at its record recno: the
+ * entry stays, dead, and says so (a record number past AM_MAX_OBJECTS is
+ * not kept: a second free is then reported as of an unknown block).
+ * Returns the block's requested size.  The entry is written whole, as in
+ * am_set_live. */
+static inline uint64_t am_release(struct addrmap *m, struct am_entry *e, uint32_t by,
+				  uint64_t recno)
 {
 	uint64_t size = am_size(m, e);
-	am_unset_live(m, e);
+	if (e->size == AM_SIZE_BIG)
+		am_unset_big(m, e->addr);
+	*e = (struct am_entry){
+		.addr = e->addr,
+		.obj = recno,
+		.owner = by,
+		.pos = recno <= AM_MAX_OBJECTS,
+	};
+	m->live--;
 	return size;
 }
 
-/* The frees remembered: 2^AM_FREED_BITS of them, 384 KiB, so that the
- * store each free makes stays in the second-level cache. */
-#define AM_FREED_BITS 14
-static inline size_t am_freed_slot(uint64_t addr)
+/* Whether e is dead where a free left it (am_release). */
+static inline int am_freed_here(const struct am_entry *e)
 {
-	return (size_t)(((addr >> 4) * 0x9e3779b97f4a7c15ull) >> (64 - AM_FREED_BITS));
-}
-
-/* Records that tid freed addr at record recno. */
-static inline void am_note_free(struct addrmap *m, uint64_t addr, uint32_t tid, uint64_t recno)
-{
-	struct am_freed *f = &m->freed[am_freed_slot(addr)];
-	*f = (struct am_freed){ .addr = addr, .recno = recno, .tid = tid };
-}
-
-/* Who freed addr, if it is among the frees remembered; else NULL. */
-static inline const struct am_freed *am_freed_by(const struct addrmap *m, uint64_t addr)
-{
-	const struct am_freed *f = &m->freed[am_freed_slot(addr)];
-	return f->addr == addr ? f : NULL;
+	return am_dead(e) && e->pos;
 }
 
 #endif

@@ -142,8 +142,7 @@ static inline void release_block(struct conv *c, const struct src *x, struct am_
 {
 	uint64_t addr = e->addr;
 	assert(e->live && !e->wanted);
-	c->live_bytes -= am_release(&c->map, e);
-	am_note_free(&c->map, addr, x->tid, x->recno);
+	c->live_bytes -= am_release(&c->map, e, (uint32_t)(x - c->src), x->recno);
 	if (c->nparked)
 		unpark_address(c, addr);
 }

@@ -106,18 +106,19 @@ int map_full(struct conv *c)
 	return mt_error_set(c->e, c->out_name, "out of memory for %zu live blocks", c->map.live);
 }
 
-/* A free of addr, which is not live: a double free if addr was freed
- * lately, else a block allocated before recording began. */
+/* A free of addr, which is not live: a double free where its entry says
+ * it was freed, else a block allocated before recording began. */
 static void report_bad_free(struct conv *c, const struct src *x, uint64_t addr)
 {
-	const struct am_freed *f = am_freed_by(&c->map, addr);
-	if (!f) {
+	const struct am_entry *f = am_find(&c->map, addr);
+	if (!f || !am_freed_here(f)) {
 		c->res.unknown_frees++;
 		return;
 	}
 	c->res.double_frees++;
 	conv_warn(c, "double free of 0x%" PRIx64 " at record %" PRIu32 ":%" PRIu64
-		  " (freed at %" PRIu32 ":%" PRIu64 ")", addr, x->tid, x->recno, f->tid, f->recno);
+		  " (freed at %" PRIu32 ":%" PRIu64 ")", addr, x->tid, x->recno,
+		  c->src[f->owner].tid, (uint64_t)f->obj);
 }
 
 /*
