@@ -183,7 +183,7 @@ static inline uint64_t am_release(struct addrmap *m, struct am_entry *e, uint32_
 	if (e->size == AM_SIZE_BIG)
 		am_unset_big(m, e->addr);
 	e->pos = recno <= AM_MAX_OBJECTS;
-	__asm__ volatile("" ::: "memory"); /* no merging across */
+	__asm__("" : "+m"(*e)); /* no merging across */
 	e->obj = recno;
 	e->owner = by;
 	e->live = 0;

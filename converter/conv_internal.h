@@ -136,13 +136,13 @@ static inline int emit_call(struct conv *c, uint32_t s, struct mt_op *op, uint64
 /* park.c */
 void unpark_address(struct conv *c, uint64_t addr);
 
-/* e's block is freed by x's head record.  Inline, as every free comes
- * here. */
-static inline void release_block(struct conv *c, const struct src *x, struct am_entry *e)
+/* e's block is freed by thread s's head record.  Inline, as every free
+ * comes here. */
+static inline void release_block(struct conv *c, uint32_t s, struct am_entry *e)
 {
 	uint64_t addr = e->addr;
 	assert(e->live && !e->wanted);
-	c->live_bytes -= am_release(&c->map, e, (uint32_t)(x - c->src), x->recno);
+	c->live_bytes -= am_release(&c->map, e, s, c->src[s].recno);
 	if (c->nparked)
 		unpark_address(c, addr);
 }

@@ -256,7 +256,7 @@ static int step(struct conv *c, uint32_t s, enum step *how)
 			c->live_bytes -= am_size(&c->map, old);
 			am_unset_live(&c->map, old);
 		} else {
-			release_block(c, x, old);
+			release_block(c, s, old);
 		}
 	} else if (in) {
 		use(c, s, old);
