@@ -6,7 +6,7 @@
  * corpus trace 14% of trace2wl's time, and the address's next allocation,
  * often soon, finds the entry ready.  When the entries in use reach the
  * table's limit, one sweep takes the dead ones out (sweep below), and the
- * table grows if those left fill it past 3/4 of the limit.
+ * table grows if those left fill it past 7/8 of the limit.
  * Up to 16 MiB the limit is half the table: the fixed part of the
  * converter's memory bound covers that, and shorter clusters make probes
  * cheaper.  Past that it is 3/4.  Each growth
@@ -212,15 +212,17 @@ static void sweep(struct addrmap *m)
 	}
 }
 
-/* Grows only where the entries left fill the table past 3/4 of its limit
- * (else the next sweep would come too soon) and the bound allows more
- * slots: where it does not, the sweep left at least the limit's quarter,
- * as the bound allows 5/3 slots an entry. */
+/* Grows only where the entries left fill the table past 7/8 of its limit
+ * (else the next sweep comes after an eighth of the limit's insertions
+ * or more) and the bound allows more slots: where it does not, the sweep
+ * left at least a fifth of the limit, as the bound allows 5/3 slots an
+ * entry.  Growing sooner, at 3/4, made the table of t-conv-memory's 1 M
+ * live blocks 2.0 M slots instead of 1.7 M, 8 MiB more. */
 struct am_entry *am_add(struct addrmap *m, uint64_t addr)
 {
 	sweep(m);
 	size_t bigger = next_size(m);
-	if (m->used >= m->limit / 4 * 3 && bigger > m->n && grow(m, bigger) < 0)
+	if (m->used >= m->limit / 8 * 7 && bigger > m->n && grow(m, bigger) < 0)
 		return NULL;
 	return am_get(m, addr);
 }
