@@ -1,15 +1,18 @@
 /*
  * addrmap.c - open-addressing hash from address to block (see addrmap.h).
  *
- * Linear probing over 24-byte slots, with deletion by shifting the entries
- * behind back (no tombstones), so a freed block costs nothing once gone.
- * Up to 16 MiB the table is kept at most half full: the fixed part of the
- * converter's memory bound covers that, and the shorter clusters make a
- * removal's shift cheaper (gen_trace's 64 Ki live blocks: 547 -> 506
- * instructions a call).  Past that it grows when 3/4 full.  Each growth
- * makes the table as large as 8 MiB + 40 bytes per entry in use (at most
- * four times larger, at least a quarter): the map holds no more entries
- * than blocks live at the peak, so the table stays within 8 MiB + 40 B per
+ * Linear probing over 24-byte slots.  A free leaves its entry in place,
+ * dead: shifting the entries behind it back at each free cost perl's
+ * corpus trace 14% of trace2wl's time, and the address's next allocation,
+ * often soon, finds the entry ready.  When the entries in use reach the
+ * table's limit, one sweep takes the dead ones out (sweep below), and the
+ * table grows if those left fill it past 7/8 of the limit.
+ * Up to 16 MiB the limit is half the table: the fixed part of the
+ * converter's memory bound covers that, and shorter clusters make probes
+ * cheaper.  Past that it is 3/4.  Each growth
+ * makes the table as large as 8 MiB + 40 bytes per entry left (at most
+ * four times larger): those are live blocks (or the few addresses threads
+ * wait for), so the table stays within 8 MiB + 40 B per
  * block live at the peak, and the other half of the bound's fixed 32 MiB
  * is left to the rest (perl's trace: 16-18 MiB of trace windows, stream
  * buffers and freed object numbers).  Large tables are then rehashed a
@@ -60,8 +63,7 @@ static void set_limit(struct addrmap *m)
 }
 
 /* The table comes straight from mmap, so that it can grow in place with
- * mremap; fresh anonymous pages are already zero (empty slots).  The recent
- * frees are calloc'd, zero too: no address 0 is ever freed. */
+ * mremap; fresh anonymous pages are already zero (empty slots). */
 int am_init(struct addrmap *m)
 {
 	*m = (struct addrmap){ .n = MIN_SLOTS };
@@ -71,8 +73,7 @@ int am_init(struct addrmap *m)
 		return -1;
 	m->slots = p;
 	set_limit(m);
-	m->freed = calloc(1u << AM_FREED_BITS, sizeof *m->freed);
-	return m->freed ? 0 : -1;
+	return 0;
 }
 
 void am_free(struct addrmap *m)
@@ -80,8 +81,6 @@ void am_free(struct addrmap *m)
 	if (m->slots)
 		munmap(m->slots, bytes_of(m->n));
 	m->slots = NULL;
-	free(m->freed);
-	m->freed = NULL;
 	free(m->big);
 	m->big = NULL;
 }
@@ -111,14 +110,14 @@ static void place(struct addrmap *m, struct am_entry e)
 }
 
 /* The slots of the next table: GROWTH_SLACK + BYTES_PER_LIVE bytes per
- * entry in use (see the top), at least a quarter more, at most MAX_GROWTH
- * times as many. */
+ * entry in use, none dead (see the top), at most MAX_GROWTH times as
+ * many; m->n where that is no more. */
 static size_t next_size(const struct addrmap *m)
 {
 	size_t n = m->n, allowed = (GROWTH_SLACK + BYTES_PER_LIVE * m->used) / sizeof(struct am_entry);
 	if (allowed > MAX_GROWTH * n)
 		allowed = MAX_GROWTH * n;
-	return allowed > n + n / 4 ? allowed : n + n / 4;
+	return allowed > n ? allowed : n;
 }
 
 /*
@@ -154,10 +153,17 @@ static void *remap_aligned(void *old, size_t n, size_t bigger)
 }
 
 /* The old slots keep their entries and the new ones are zero, then each
- * entry is moved to its place for the new size. */
-static int grow(struct addrmap *m)
+ * entry is moved to its place for the new size, the last slot's first.
+ * am_slot grows with the hash, so an entry's new place lies about
+ * bigger/n times further along than its old one: taken from the end
+ * down, the entries land in slots past every entry not yet moved (empty
+ * ones: no entry to take over), and the reads and the writes are two
+ * sweeps down the table.  From the start up, most places held an entry
+ * not yet moved, which place() then carried further along, a cache miss
+ * at each step. */
+static int grow(struct addrmap *m, size_t bigger)
 {
-	size_t n = m->n, bigger = next_size(m);
+	size_t n = m->n;
 	void *p = remap_aligned(m->slots, n, bigger);
 	if (p == MAP_FAILED)
 		return -1;
@@ -165,7 +171,7 @@ static int grow(struct addrmap *m)
 	m->n = bigger;
 	set_limit(m);
 	advise_huge(m);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = n; i-- > 0;) {
 		struct am_entry e = m->slots[i];
 		if (e.addr && !e.moved) {
 			m->slots[i] = (struct am_entry){ 0 };
@@ -177,29 +183,48 @@ static int grow(struct addrmap *m)
 	return 0;
 }
 
+/* Takes the dead entries out, and moves each entry left back to the
+ * first slot from its home that is empty (or its own): one pass from an
+ * empty slot (so that no cluster wraps around the pass's start) round the
+ * table.  Each entry then stays or moves back, and every slot between
+ * its home and it stays occupied: every probe still finds it. */
+static void sweep(struct addrmap *m)
+{
+	size_t start = 0;
+	while (m->slots[start].addr)
+		start++;
+	for (size_t i = next_slot(m, start); i != start; i = next_slot(m, i)) {
+		struct am_entry *e = &m->slots[i];
+		if (!e->addr)
+			continue;
+		if (am_dead(e)) {
+			*e = (struct am_entry){ 0 };
+			m->used--;
+			continue;
+		}
+		size_t j = am_slot(m, e->addr);
+		while (j != i && m->slots[j].addr)
+			j = next_slot(m, j);
+		if (j != i) {
+			m->slots[j] = *e;
+			*e = (struct am_entry){ 0 };
+		}
+	}
+}
+
+/* Grows only where the entries left fill the table past 7/8 of its limit
+ * (else the next sweep comes after an eighth of the limit's insertions
+ * or more) and the bound allows more slots: where it does not, the sweep
+ * left at least a fifth of the limit, as the bound allows 5/3 slots an
+ * entry.  Growing sooner, at 3/4, made the table of t-conv-memory's 1 M
+ * live blocks 2.0 M slots instead of 1.7 M, 8 MiB more. */
 struct am_entry *am_add(struct addrmap *m, uint64_t addr)
 {
-	if (grow(m) < 0)
+	sweep(m);
+	size_t bigger = next_size(m);
+	if (m->used >= m->limit / 8 * 7 && bigger > m->n && grow(m, bigger) < 0)
 		return NULL;
 	return am_get(m, addr);
-}
-
-/* Whether home lies in the cyclic range (hole, at]: an entry at `at` that
- * probes from there must stay past the hole. */
-static int home_between(size_t hole, size_t home, size_t at)
-{
-	return hole <= at ? hole < home && home <= at : hole < home || home <= at;
-}
-
-void am_close_hole(struct addrmap *m, size_t hole)
-{
-	for (size_t i = next_slot(m, hole); m->slots[i].addr; i = next_slot(m, i)) {
-		if (home_between(hole, am_slot(m, m->slots[i].addr), i))
-			continue;
-		m->slots[hole] = m->slots[i];
-		hole = i;
-	}
-	m->slots[hole] = (struct am_entry){ 0 };
 }
 
 /* ---- sizes of 16 MiB and more ----

@@ -4,12 +4,15 @@
  * A trace names blocks by address; a workload by object index.  This map
  * turns one into the other: for a live block its object, size and owner,
  * and for any address whether a thread waits for it to be allocated.  A
- * freed block leaves the map at once, so the map holds the live set and
- * nothing else: at most 8 MiB + 40 bytes per block live at the trace's
- * peak (24-byte entries, grown in place, each time to what that allows).
- * Who freed a block is remembered apart, for the last frees only (addrmap.c),
- * so that a second free of a recently freed block is reported as a double
- * free with both record numbers.
+ * freed block's entry stays, dead, until the table next fills up, when
+ * the dead are swept out (addrmap.c): allocators hand a freed address
+ * out again soon, and its next allocation then finds the entry where its
+ * free left it.  The table is sized by the live set alone: at most 8 MiB
+ * + 40 bytes per block live at the trace's peak (24-byte entries, grown
+ * in place, each time to what that allows).
+ * A dead entry keeps who freed its block, so that a second free of the
+ * address, while the entry is there, is reported as a double free with
+ * both record numbers.
  */
 #ifndef TRACE2WL_ADDRMAP_H
 #define TRACE2WL_ADDRMAP_H
@@ -25,20 +28,15 @@
  * converter's main source of cache misses and its memory. */
 struct am_entry {
 	uint64_t addr;       /* 0: empty slot (NULL is never stored) */
-	uint64_t obj : 40;   /* live: object index */
-	uint64_t owner : 22; /* live: source thread that allocated or last used it */
-	uint64_t live : 1;
+	uint64_t obj : 40;   /* live: object index; freed: the record that freed it */
+	uint64_t owner : 22; /* live: source thread that allocated or last used it;
+				freed: the one that freed it */
+	uint64_t live : 1;   /* neither live nor wanted: dead, swept out when full */
 	uint64_t wanted : 1; /* a thread is held until this address is allocated */
-	uint64_t pos : 39;   /* live: owner's stream length just after its last use */
+	uint64_t pos : 39;   /* live: owner's stream length just after its last use;
+				dead: 1 where a free left it (freed), else 0 */
 	uint64_t size : 24;  /* live: requested bytes, or AM_SIZE_BIG */
 	uint64_t moved : 1;  /* only while growing: already at its new place */
-};
-
-/* A block that was freed: who freed it, at which record. */
-struct am_freed {
-	uint64_t addr;
-	uint64_t recno;
-	uint32_t tid;
 };
 
 /* A live block of AM_SIZE_BIG bytes or more (rare: a handful at a time). */
@@ -50,9 +48,8 @@ struct addrmap {
 	struct am_entry *slots;
 	size_t n;           /* slots: any number, grown by a quarter at a time */
 	size_t limit;       /* entries that make the table grow (see addrmap.c) */
-	size_t used, live;  /* entries in use, and of those the live ones */
+	size_t used, live;  /* entries in use (dead ones too), and the live ones */
 	size_t peak_live;   /* the most live at once */
-	struct am_freed *freed; /* recent frees, direct-mapped by address */
 	struct am_big *big;
 	size_t nbig, big_cap;
 };
@@ -89,46 +86,44 @@ static inline struct am_entry *am_find(const struct addrmap *m, uint64_t addr)
 	}
 }
 
-/* am_get's insertion when the table must grow first, out of line. */
+/* am_get's insertion when the table is full: the dead entries are swept
+ * out, and the table grows if the rest still fill it; out of line. */
 struct am_entry *am_add(struct addrmap *m, uint64_t addr);
+
+/* Whether e is dead: a freed block's, no thread waiting for its address. */
+static inline int am_dead(const struct am_entry *e)
+{
+	return !e->live && !e->wanted;
+}
 
 /* The entry for addr, added (neither live nor wanted) if missing; NULL when
  * out of memory.  May move entries: earlier pointers are invalid afterwards.
- * One probe either way: a miss inserts at the empty slot it ended on. */
+ * One probe either way: a dead entry of addr is taken as it is, and a miss
+ * takes the first dead entry it passed (what the sweeps cost then falls
+ * with what is left to sweep), else the empty slot it ended on. */
 static inline struct am_entry *am_get(struct addrmap *m, uint64_t addr)
 {
-	struct am_entry *e;
+	struct am_entry *e, *dead = NULL;
 	for (size_t i = am_slot(m, addr);;) {
 		e = &m->slots[i];
 		if (e->addr == addr)
 			return e;
 		if (!e->addr)
 			break;
+		if (!dead && am_dead(e))
+			dead = e;
 		if (++i == m->n)
 			i = 0;
+	}
+	if (dead) {
+		*dead = (struct am_entry){ .addr = addr };
+		return dead;
 	}
 	if (m->used >= m->limit)
 		return am_add(m, addr);
 	e->addr = addr;
 	m->used++;
 	return e;
-}
-
-/* am_remove's shift of the entries behind the hole it leaves, out of line. */
-void am_close_hole(struct addrmap *m, size_t hole);
-
-/* Takes e out of the map.  Moves entries: earlier pointers are invalid.
- * Inline for the common case, an entry with an empty slot behind it (no
- * entry to shift back): a store, where the call cost a free 8 more
- * instructions. */
-static inline void am_remove(struct addrmap *m, struct am_entry *e)
-{
-	size_t hole = (size_t)(e - m->slots);
-	m->used--;
-	if (m->slots[hole + 1 == m->n ? 0 : hole + 1].addr)
-		am_close_hole(m, hole);
-	else
-		*e = (struct am_entry){ 0 };
 }
 
 /* e's block is now live: it holds size bytes, is object obj, and was
@@ -163,8 +158,7 @@ static inline uint64_t am_size(const struct addrmap *m, const struct am_entry *e
 	return e->size == AM_SIZE_BIG ? am_big_size(m, e->addr) : e->size;
 }
 
-/* e's block stops being live (its entry stays, as its address may be
- * taken again at once: a realloc in place). */
+/* e's block stops being live; its entry stays, dead (or wanted). */
 void am_unset_big(struct addrmap *m, uint64_t addr);
 static inline void am_unset_live(struct addrmap *m, struct am_entry *e)
 {
@@ -174,40 +168,33 @@ static inline void am_unset_live(struct addrmap *m, struct am_entry *e)
 	m->live--;
 }
 
-/* e's live block is freed: it leaves the map (am_remove).  Returns its
- * requested size. */
-static inline uint64_t am_release(struct addrmap *m, struct am_entry *e)
+/* e's live block is freed by source thread `by` at its record recno: the
+ * entry stays, dead, and says so (a record number past AM_MAX_OBJECTS is
+ * not kept: a second free is then reported as of an unknown block).
+ * Returns the block's requested size.  pos is stored apart from the rest:
+ * gcc merges stores of adjacent bit-fields, and merged with owner's it
+ * became an 8-byte load and store at byte 13, across the 8 bytes just
+ * stored at byte 8, a load that waited for that store to reach the cache
+ * (8% of cc1plus's perf samples on that line). */
+static inline uint64_t am_release(struct addrmap *m, struct am_entry *e, uint32_t by,
+				  uint64_t recno)
 {
-	uint64_t size = e->size;
-	if (size == AM_SIZE_BIG) {
-		size = am_big_size(m, e->addr);
+	uint64_t size = am_size(m, e);
+	if (e->size == AM_SIZE_BIG)
 		am_unset_big(m, e->addr);
-	}
+	e->pos = recno <= AM_MAX_OBJECTS;
+	__asm__("" : "+m"(*e)); /* no merging across */
+	e->obj = recno;
+	e->owner = by;
+	e->live = 0;
 	m->live--;
-	am_remove(m, e);
 	return size;
 }
 
-/* The frees remembered: 2^AM_FREED_BITS of them, 384 KiB, so that the
- * store each free makes stays in the second-level cache. */
-#define AM_FREED_BITS 14
-static inline size_t am_freed_slot(uint64_t addr)
+/* Whether e is dead where a free left it (am_release). */
+static inline int am_freed_here(const struct am_entry *e)
 {
-	return (size_t)(((addr >> 4) * 0x9e3779b97f4a7c15ull) >> (64 - AM_FREED_BITS));
-}
-
-/* Records that tid freed addr at record recno. */
-static inline void am_note_free(struct addrmap *m, uint64_t addr, uint32_t tid, uint64_t recno)
-{
-	struct am_freed *f = &m->freed[am_freed_slot(addr)];
-	*f = (struct am_freed){ .addr = addr, .recno = recno, .tid = tid };
-}
-
-/* Who freed addr, if it is among the frees remembered; else NULL. */
-static inline const struct am_freed *am_freed_by(const struct addrmap *m, uint64_t addr)
-{
-	const struct am_freed *f = &m->freed[am_freed_slot(addr)];
-	return f->addr == addr ? f : NULL;
+	return am_dead(e) && e->pos;
 }
 
 #endif

@@ -136,14 +136,13 @@ static inline int emit_call(struct conv *c, uint32_t s, struct mt_op *op, uint64
 /* park.c */
 void unpark_address(struct conv *c, uint64_t addr);
 
-/* e's block is freed by x's head record: it leaves the map.  Inline, as
- * every free comes here. */
-static inline void release_block(struct conv *c, const struct src *x, struct am_entry *e)
+/* e's block is freed by thread s's head record.  Inline, as every free
+ * comes here. */
+static inline void release_block(struct conv *c, uint32_t s, struct am_entry *e)
 {
 	uint64_t addr = e->addr;
 	assert(e->live && !e->wanted);
-	c->live_bytes -= am_release(&c->map, e);
-	am_note_free(&c->map, addr, x->tid, x->recno);
+	c->live_bytes -= am_release(&c->map, e, s, c->src[s].recno);
 	if (c->nparked)
 		unpark_address(c, addr);
 }

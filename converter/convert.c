@@ -106,18 +106,19 @@ int map_full(struct conv *c)
 	return mt_error_set(c->e, c->out_name, "out of memory for %zu live blocks", c->map.live);
 }
 
-/* A free of addr, which is not live: a double free if addr was freed
- * lately, else a block allocated before recording began. */
+/* A free of addr, which is not live: a double free where its entry says
+ * it was freed, else a block allocated before recording began. */
 static void report_bad_free(struct conv *c, const struct src *x, uint64_t addr)
 {
-	const struct am_freed *f = am_freed_by(&c->map, addr);
-	if (!f) {
+	const struct am_entry *f = am_find(&c->map, addr);
+	if (!f || !am_freed_here(f)) {
 		c->res.unknown_frees++;
 		return;
 	}
 	c->res.double_frees++;
 	conv_warn(c, "double free of 0x%" PRIx64 " at record %" PRIu32 ":%" PRIu64
-		  " (freed at %" PRIu32 ":%" PRIu64 ")", addr, x->tid, x->recno, f->tid, f->recno);
+		  " (freed at %" PRIu32 ":%" PRIu64 ")", addr, x->tid, x->recno,
+		  c->src[f->owner].tid, (uint64_t)f->obj);
 }
 
 /*
@@ -226,8 +227,8 @@ static int step(struct conv *c, uint32_t s, enum step *how)
 			old = NULL;
 		}
 	}
-	/* Looked up after the free's side, as ending a hold may move entries;
-	 * added at once where no free follows that could move it. */
+	/* Added at once where no block is passed in; else only looked up, as
+	 * adding could sweep or grow the table and move old's entry. */
 	if (out) {
 		new = in ? am_find(&c->map, r->ptr_out) : am_get(&c->map, r->ptr_out);
 		if (!in && !new)
@@ -255,8 +256,7 @@ static int step(struct conv *c, uint32_t s, enum step *how)
 			c->live_bytes -= am_size(&c->map, old);
 			am_unset_live(&c->map, old);
 		} else {
-			release_block(c, x, old);
-			new = NULL; /* the removal may have moved it */
+			release_block(c, s, old);
 		}
 	} else if (in) {
 		use(c, s, old);

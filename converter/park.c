@@ -196,8 +196,7 @@ void end_hold(struct conv *c, uint32_t s)
 			return;
 	struct am_entry *e = am_find(&c->map, x->park_addr);
 	assert(e && e->wanted && !e->live);
-	e->wanted = 0;
-	am_remove(&c->map, e);
+	e->wanted = 0; /* dead now, swept out when the table fills */
 }
 
 void break_cycle(struct conv *c)
@@ -217,5 +216,5 @@ void break_cycle(struct conv *c)
 		  " while still allocated (never freed in the trace); taking it as freed",
 		  oldest->addr, x->tid, x->recno);
 	c->res.cycles_broken++;
-	release_block(c, x, oldest);
+	release_block(c, who, oldest);
 }

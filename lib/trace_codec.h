@@ -414,15 +414,17 @@ static inline __attribute__((always_inline)) int mt_rec_varint(const uint8_t **p
 }
 
 /* A version 4 record's tag of `bits` bits (the codec state's tag_bits);
- * nothing in versions 1 to 3.  Wide as for mt_rec_varint: a tag is 2
- * bytes at most, read with one load and masked to its length. */
+ * nothing in versions 1 to 3 (`varints`, the state's, a constant where
+ * the caller has tested it once for the record).  Wide as for
+ * mt_rec_varint: a tag is 2 bytes at most, read with one load and masked
+ * to its length. */
 static inline __attribute__((always_inline)) int mt_rec_tag(const uint8_t **pp,
 							      const uint8_t *end,
-							      const struct mt_codec_state *s,
-							      unsigned bits, uint64_t *tag, int wide)
+							      unsigned bits, uint64_t *tag, int wide,
+							      int varints)
 {
 	*tag = 0;
-	if (s->varints)
+	if (varints)
 		return 0;
 	unsigned n = (bits + 7) / 8;
 	if (wide) {
@@ -438,15 +440,14 @@ static inline __attribute__((always_inline)) int mt_rec_tag(const uint8_t **pp,
 }
 
 /* A record's next field: a varint (versions 1 to 3) or the packed field
- * the tag's next code gives the length of (version 4), wide as for
- * mt_rec_varint. */
+ * the tag's next code gives the length of (version 4), wide and varints
+ * as for mt_rec_tag. */
 static inline __attribute__((always_inline)) int mt_rec_field(const uint8_t **pp,
 								const uint8_t *end,
-								const struct mt_codec_state *s,
 								uint64_t *tag, unsigned width,
-								uint64_t *out, int wide)
+								uint64_t *out, int wide, int varints)
 {
-	if (s->varints)
+	if (varints)
 		return mt_rec_varint(pp, end, out, wide);
 	const uint8_t *p = *pp;
 	unsigned n = mt_pack_len((unsigned)(*tag & ((1u << width) - 1)), width);
@@ -465,12 +466,13 @@ static inline __attribute__((always_inline)) int mt_rec_field(const uint8_t **pp
 	return 0;
 }
 
-/* mt_rec_decode's body, once for each reader (wide a constant). */
+/* mt_rec_decode's body, once for each reader (wide a constant, and
+ * varints, s->varints, one where the reader has tested it). */
 static inline __attribute__((always_inline)) int mt_rec_decode_body(const uint8_t *p,
 								      const uint8_t *end,
 								      struct mt_codec_state *s,
 								      struct mt_rec *r, size_t *len,
-								      int wide)
+								      int wide, int varints)
 {
 	const uint8_t *q = p;
 	uint64_t v, tag = 0;
@@ -480,30 +482,30 @@ static inline __attribute__((always_inline)) int mt_rec_decode_body(const uint8_
 	 * costs more than the whole record.  The call's fields and stamp bit
 	 * are looked up once, from the head that holds the call. */
 	r->stamped = 1;
-	if (s->ts_each) {
+	if (varints && s->ts_each) {
 		if (mt_rec_varint(&q, end, &v, wide))
 			return MT_DEC_CORRUPT;
 		r->ts = s->last_ts + v;
 		f = mt_call_field_set(head & 0x0f);
 	} else if (head == MT_HEAD_STAMP) {
 		/* The record after a stamp was stored before the stamp's byte. */
-		if (mt_rec_tag(&q, end, s, s->tag_bits[MT_HEAD_STAMP], &tag, wide) ||
-		    mt_rec_field(&q, end, s, &tag, MT_W_NUM, &v, wide) || q >= end || *q == 0 ||
+		if (mt_rec_tag(&q, end, s->tag_bits[MT_HEAD_STAMP], &tag, wide, varints) ||
+		    mt_rec_field(&q, end, &tag, MT_W_NUM, &v, wide, varints) || q >= end || *q == 0 ||
 		    *q == MT_HEAD_STAMP)
 			return MT_DEC_CORRUPT;
 		r->ts = s->last_ts + v;
 		head = *q++;
 		f = mt_call_field_set(head & 0x0f);
 		if (head & s->stamp_bit[head & 0x0f] ||
-		    mt_rec_tag(&q, end, s, s->tag_bits[head & 0x0f], &tag, wide))
+		    mt_rec_tag(&q, end, s->tag_bits[head & 0x0f], &tag, wide, varints))
 			return MT_DEC_CORRUPT;
 	} else {
 		f = mt_call_field_set(head & 0x0f);
 		unsigned bit = s->stamp_bit[head & 0x0f];
-		if (mt_rec_tag(&q, end, s, s->tag_bits[head & 0x0f], &tag, wide))
+		if (mt_rec_tag(&q, end, s->tag_bits[head & 0x0f], &tag, wide, varints))
 			return MT_DEC_CORRUPT;
 		if (head & bit) {
-			if (mt_rec_field(&q, end, s, &tag, MT_W_NUM, &v, wide))
+			if (mt_rec_field(&q, end, &tag, MT_W_NUM, &v, wide, varints))
 				return MT_DEC_CORRUPT;
 			r->ts = s->last_ts + v;
 			head &= ~bit;
@@ -533,34 +535,34 @@ static inline __attribute__((always_inline)) int mt_rec_decode_body(const uint8_
 		goto done;
 	}
 	if (f & MT_FIELD_IN && !(head & MT_RF_NULL_IN)) {
-		if (mt_rec_field(&q, end, s, &tag, MT_W_PTR, &v, wide))
+		if (mt_rec_field(&q, end, &tag, MT_W_PTR, &v, wide, varints))
 			return MT_DEC_CORRUPT;
 		r->ptr_in = s->last_ptr + (uint64_t)mt_unzigzag(v);
 		s->last_ptr = r->ptr_in;
 		if (!r->ptr_in) /* NULL is said by the flag, never by the value */
 			return MT_DEC_CORRUPT;
 	}
-	if ((f & MT_FIELD_ALIGN && mt_rec_field(&q, end, s, &tag, MT_W_NUM, &r->align, wide)) ||
-	    (f & MT_FIELD_NMEMB && mt_rec_field(&q, end, s, &tag, MT_W_NUM, &r->nmemb, wide)) ||
-	    (f & MT_FIELD_SIZE && mt_rec_field(&q, end, s, &tag, MT_W_NUM, &r->size, wide)))
+	if ((f & MT_FIELD_ALIGN && mt_rec_field(&q, end, &tag, MT_W_NUM, &r->align, wide, varints)) ||
+	    (f & MT_FIELD_NMEMB && mt_rec_field(&q, end, &tag, MT_W_NUM, &r->nmemb, wide, varints)) ||
+	    (f & MT_FIELD_SIZE && mt_rec_field(&q, end, &tag, MT_W_NUM, &r->size, wide, varints)))
 		return MT_DEC_CORRUPT;
 	if (f & MT_FIELD_OUT) {
 		if (!(head & MT_RF_NULL_OUT)) {
-			if (mt_rec_field(&q, end, s, &tag, MT_W_PTR, &v, wide))
+			if (mt_rec_field(&q, end, &tag, MT_W_PTR, &v, wide, varints))
 				return MT_DEC_CORRUPT;
 			r->ptr_out = s->last_ptr + (uint64_t)mt_unzigzag(v);
 			s->last_ptr = r->ptr_out;
-			if (!r->ptr_out || mt_rec_field(&q, end, s, &tag, MT_W_SLACK, &v, wide))
+			if (!r->ptr_out || mt_rec_field(&q, end, &tag, MT_W_SLACK, &v, wide, varints))
 				return MT_DEC_CORRUPT;
 			r->usable = (f & MT_FIELD_NMEMB ? r->nmemb * r->size : r->size) +
 				    (uint64_t)mt_unzigzag(v);
 		} else if (f & MT_FIELD_RC) {
-			if (mt_rec_field(&q, end, s, &tag, MT_W_NUM, &v, wide) || v > UINT32_MAX)
+			if (mt_rec_field(&q, end, &tag, MT_W_NUM, &v, wide, varints) || v > UINT32_MAX)
 				return MT_DEC_CORRUPT;
 			r->rc = (uint32_t)v;
 		}
 		if (s->stacks) {
-			if (mt_rec_field(&q, end, s, &tag, MT_W_NUM, &v, wide))
+			if (mt_rec_field(&q, end, &tag, MT_W_NUM, &v, wide, varints))
 				return MT_DEC_CORRUPT;
 			r->stack = s->last_stack + (uint64_t)mt_unzigzag(v);
 			s->last_stack = r->stack;
@@ -578,7 +580,16 @@ static __attribute__((noinline)) int mt_rec_decode_near_end(const uint8_t *p, co
 							    struct mt_codec_state *s,
 							    struct mt_rec *r, size_t *len)
 {
-	return mt_rec_decode_body(p, end, s, r, len, 0);
+	return mt_rec_decode_body(p, end, s, r, len, 0, s->varints);
+}
+
+/* A record of versions 1 to 3 (varints), out of line too: the fields of
+ * version 4, inline, then need no test of the version each. */
+static __attribute__((noinline)) int mt_rec_decode_varints(const uint8_t *p, const uint8_t *end,
+							   struct mt_codec_state *s,
+							   struct mt_rec *r, size_t *len)
+{
+	return mt_rec_decode_body(p, end, s, r, len, 1, 1);
 }
 
 /*
@@ -600,7 +611,9 @@ static inline __attribute__((always_inline)) int mt_rec_decode(const uint8_t *p,
 		return MT_DEC_END;
 	if (end - p < MT_REC_WIDE)
 		return mt_rec_decode_near_end(p, end, s, r, len);
-	return mt_rec_decode_body(p, end, s, r, len, 1);
+	if (s->varints)
+		return mt_rec_decode_varints(p, end, s, r, len);
+	return mt_rec_decode_body(p, end, s, r, len, 1, 0);
 }
 
 #endif

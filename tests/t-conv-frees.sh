@@ -33,6 +33,13 @@ diff -u want dump >&2 || fail "workload differs"
 trace2wl --stats --json frees.wl | grep -qF '"unknown_frees":3,"double_frees":1' ||
 	fail "header does not count the dropped frees"
 
+# A double free by another thread than the first free's names both threads.
+printf '1 100 malloc 16 = 0x3000\n1 110 free 0x3000\n2 200 free 0x3000\n' |
+	"$top_builddir/tests/conv_mktrace" cross.mtrace || fail "conv_mktrace"
+trace2wl cross.wl cross.mtrace >sum 2>err || fail "trace2wl: $(cat err)"
+expect_eq "cross-thread report" \
+	"trace2wl: cross.mtrace: double free of 0x3000 at record 2:0 (freed at 1:1)" "$(cat err)"
+
 # Twelve double frees: all counted, ten reported, then one line saying so.
 i=0
 {

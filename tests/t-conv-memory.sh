@@ -4,7 +4,7 @@
 # million calls whose allocations never reuse an address, with a million
 # blocks live at its peak, converts within 32 MiB + 40 bytes per block live
 # at the peak (issue #11), measured as the converter's peak RSS.  A map
-# that kept freed addresses until a rebuild, or doubled beside its old
+# that grew to hold freed addresses, or doubled beside its old
 # table, needs several times that.  Blocks of 16 MiB and more, whose sizes
 # the map keeps apart from its entries, still count fully in the ideal peak.
 . "$top_srcdir/tests/lib.sh"
