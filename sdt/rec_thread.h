@@ -29,6 +29,18 @@ enum mt_next_state {
 	MT_NEXT_FAILED,       /* the file cannot grow; the helper said why */
 };
 
+/*
+ * A thread's windows double from MT_WINDOW_MIN up to this, a quarter of
+ * the format's MT_WINDOW_MAX: a thread's last window is half empty on
+ * average and the one prepared ahead of it often never used, and both stay
+ * in the file, about 1.5 window sizes a thread.  At 1 MiB that made git's
+ * trace (3 threads, 1.8 M calls) 8.2-8.7 bytes a call for 6.8 of records;
+ * at 256 KiB, 7.0.  Claims come four times as often, still one per ~35,000
+ * records: no change in the time a call measured on alloc_heavy
+ * (docs/BENCHMARKS.md).
+ */
+#define MT_REC_WINDOW_MAX (256u << 10)
+
 struct mt_slot {
 	uint8_t *base;        /* the mapped window, NULL when none */
 	uint32_t size;
