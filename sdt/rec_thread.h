@@ -33,11 +33,10 @@ enum mt_next_state {
  * A thread's windows double from MT_WINDOW_MIN up to this, a quarter of
  * the format's MT_WINDOW_MAX: a thread's last window is half empty on
  * average and the one prepared ahead of it often never used, and both stay
- * in the file, about 1.5 window sizes a thread.  At 1 MiB that made git's
- * trace (3 threads, 1.8 M calls) 8.2-8.7 bytes a call for 6.8 of records;
- * at 256 KiB, 7.0.  Claims come four times as often, still one per ~35,000
- * records: no change in the time a call measured on alloc_heavy
- * (docs/BENCHMARKS.md).
+ * in the file, about 1.5 window sizes a thread, which on a program of a
+ * few threads and a few million calls is a byte a call or more.  A claim
+ * per ~35,000 records still costs nothing measurable (docs/BENCHMARKS.md,
+ * issue #15's fifth round).
  */
 #define MT_REC_WINDOW_MAX (256u << 10)
 
