@@ -2,7 +2,7 @@
  * rec_helper.c - see rec_helper.h.
  *
  * Cost to a recording thread: at each window's end (4 KiB, then doubling
- * to 256 KiB) the swap under the recorder lock and one condition signal;
+ * to 512 KiB) the swap under the recorder lock and one condition signal;
  * nothing per call.  The helper holds that lock while it writes a
  * window's zeros (0.1-0.3 ms a MiB): a thread that asks for it then waits
  * for that one write at most.  The helper's own cost: per window a

@@ -3,11 +3,11 @@
  *
  * Window sizes double from MT_WINDOW_MIN to MT_REC_WINDOW_MAX per thread, so
  * a short thread costs one 4 KiB window and a busy one claims space once
- * per 256 KiB.  Claims are serialised by the recorder lock rather than an
+ * per 512 KiB.  Claims are serialised by the recorder lock rather than an
  * atomic add on the file offset alone: stop must be able to close any
  * thread's window and close the file, and a thread between "claimed" and
  * "mapped" would otherwise map a closed (or reused) descriptor.  At one
- * claim per 256 KiB of records the lock costs nothing measurable.
+ * claim per 512 KiB of records the lock costs nothing measurable.
  *
  * A thread's slot lives until the thread is gone, not until its exit
  * destructor: glibc still frees in the thread after that.  Slots marked
