@@ -7,10 +7,11 @@
 # blocks mixed, threads.  For each program of bench/real_programs.sh (gcc's
 # cc1 and cc1plus, CPython, perl with threads, sqlite3, git, zstd: all
 # Debian's, each making its own input) this script
-#   1. runs it untraced (twice; the faster run counts),
-#   2. records it with mtrace-record --no-children (the trace is on --dir),
-#   3. converts the trace with trace2wl,
-#   4. replays the workload with trace_run --touch=none (with --rt at
+#   1. runs it untraced and records it with mtrace-record --no-children
+#      (the trace is on --dir), alternately, twice each (--runs N: N
+#      times); each keeps its fastest run,
+#   2. converts the trace with trace2wl,
+#   3. replays the workload with trace_run --touch=none (with --rt at
 #      real-time priority, chrt -f 50),
 # With --stacks it also records each program with mtrace-record --stacks
 # (with our stack walker, and again with libunwind's alone) and runs it
@@ -56,10 +57,10 @@ under 10 minutes on a quiet 2-core machine.
   --ht-mem KB     with --stacks: heaptrack and the program it runs get at
                   most this much virtual memory (ulimit -v; default
                   6000000: heaptrack_interpret can grow past 18 GB)
-  --runs N        with --stacks: run each of the third table's contenders N
-                  times (and the program untraced at least N times) and
-                  keep each one's fastest run, against a busy machine's
-                  noise (default 1)
+  --runs N        run the program untraced and recorded N times each (at
+                  least 2, alternately), and with --stacks each of the third
+                  table's contenders N times; each keeps its fastest run,
+                  against a busy machine's noise (default 1: 2 and 1)
   --rt            replay at real-time priority (chrt -f 50, as root): no
                   other process then takes the processor from a replay
                   thread, and trace_run's own threads (replay threads, the
@@ -79,11 +80,12 @@ under 10 minutes on a quiet 2-core machine.
 
 Columns:
   calls           malloc-family calls of the recorded process (trace2wl's count)
-  untraced s      wall time of the faster of two untraced runs
+  untraced s      wall time of the fastest untraced run (of 2, or --runs)
   cpu s           its CPU time (user + sys, all threads)
   prog MB         the program's peak RSS, untraced
-  rec ns/call     time recording adds per call, from CPU time: (recorded
-                  cpu - untraced cpu) / calls
+  rec ns/call     time recording adds per call, from CPU time: (fastest
+                  recorded cpu - fastest untraced cpu) / calls, of as
+                  many runs each
   (wall)          the same from wall time
   trace B/call    trace file bytes / calls
   t2w M/s         million calls / trace2wl's CPU time; (wall): / its wall time
@@ -268,7 +270,10 @@ measure() {
 	}
 	say "$p: making the input ($(about_"$p"))"
 	setup_"$p" >setup.log 2>&1 || { cp setup.log setup.err; fail_row setup setup; return 0; }
-	best= best_cpu=
+	# Untraced and recorded runs alternate, as many of each, and each
+	# keeps its fastest: a machine that drifts (or one slow run) then
+	# weighs on both alike, not on the recording alone.
+	best= best_cpu= rec_ns= rec_cpu=
 	for i in $(seq $((runs > 2 ? runs : 2))); do
 		say "$p: untraced run $i"
 		timed plain run_"$p" || { fail_row "the untraced run" plain; return 0; }
@@ -277,12 +282,15 @@ measure() {
 		t=$(field plain.time 3)
 		[ -n "$best_cpu" ] && [ "$best_cpu" -le "$t" ] || best_cpu=$t
 		prog_kb=$(field plain.time 2)
+		say "$p: recording, run $i"
+		rm -f "$d/t.mtr"
+		timed rec run_"$p" "$record" -q --no-children -o "$d/t.mtr" -- ||
+			{ fail_row recording rec; return 0; }
+		t=$(field rec.time 1)
+		[ -n "$rec_ns" ] && [ "$rec_ns" -le "$t" ] || rec_ns=$t
+		t=$(field rec.time 3)
+		[ -n "$rec_cpu" ] && [ "$rec_cpu" -le "$t" ] || rec_cpu=$t
 	done
-	say "$p: recording"
-	timed rec run_"$p" "$record" -q --no-children -o "$d/t.mtr" -- ||
-		{ fail_row recording rec; return 0; }
-	rec_ns=$(field rec.time 1)
-	rec_cpu=$(field rec.time 3)
 	say "$p: converting"
 	timed conv direct "$t2w" --json "$d/t.wl" "$d/t.mtr" || { fail_row trace2wl conv; return 0; }
 	say "$p: replaying"
@@ -357,7 +365,8 @@ echo "Real-program corpus ($me$([ "$scale" = 1 ] || echo " --scale $scale")), $(
 echo "machine: $(nproc) cpus, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)," \
 	"$(uname -r), glibc $(ldd --version | awk 'NR == 1 { print $NF }')"
 echo "load average at start: $start_load; at end: $(load); run took $minutes min"
-[ "$runs" = 1 ] || echo "stacks contenders: the fastest of $runs runs each (untraced: of $((runs > 2 ? runs : 2)))"
+echo "untraced and recorded: the fastest of $((runs > 2 ? runs : 2)) runs each, alternating"
+[ "$runs" = 1 ] || echo "stacks contenders: the fastest of $runs runs each"
 echo "tools: $B ($(cd "$srcdir" && git describe --always --dirty 2>/dev/null || echo 'not a git tree'))"
 echo
 for p in $programs; do

@@ -44,8 +44,10 @@
  * fast path inline, calling nothing, so it saves no register (an inline
  * copy in the wrapper made the wrapper save four more on every call, also
  * when not recording); what the fast path cannot take it hands, by a tail
- * call again, to its _slow twin. */
-#define WATCHED static __attribute__((noinline))
+ * call again, to its _slow twin.  The twins (and the rare calls' record
+ * makers) are cold: apart from the fast paths, whose code a program with
+ * a large code footprint fetches again on every call. */
+#define WATCHED static __attribute__((noinline, cold))
 #define RECORD_MAKER static __attribute__((noinline))
 #define U(p) ((uintptr_t)(p))
 #define ALWAYS_INLINE static inline __attribute__((always_inline))

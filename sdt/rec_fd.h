@@ -7,7 +7,7 @@
  * put trace bytes into the program's file.  So each kept descriptor sits
  * above the low numbers programs assume are free, is remembered by the
  * file it refers to (device and inode), and is checked before each use.
- * Uses are rare (a window claim per MiB of records, a message), so the
+ * Uses are rare (a window claim per 512 KiB of records, a message), so the
  * fstat does not show.
  */
 #ifndef MT_REC_FD_H

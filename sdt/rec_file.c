@@ -5,7 +5,7 @@
  * fallocate, so a full disk is found at the claim (one line, recording
  * stops) rather than as SIGBUS when a mapped page is first touched, and a
  * killed process leaves a file that ends with its last window.  A claim is
- * at most one per MiB of records per thread, so its syscall does not show.
+ * at most one per 512 KiB of records per thread, so its syscall does not show.
  *
  * Limits: the file-size limit (RLIMIT_FSIZE, ulimit -f) is checked before
  * every write or claim that could pass it, because passing it raises

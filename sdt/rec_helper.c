@@ -2,10 +2,10 @@
  * rec_helper.c - see rec_helper.h.
  *
  * Cost to a recording thread: at each window's end (4 KiB, then doubling
- * to 1 MiB) the swap under the recorder lock and one condition signal;
+ * to 512 KiB) the swap under the recorder lock and one condition signal;
  * nothing per call.  The helper holds that lock while it writes a
  * window's zeros (0.1-0.3 ms a MiB): a thread that asks for it then waits
- * for that one write at most.  The helper's own cost: per 1 MiB window a
+ * for that one write at most.  The helper's own cost: per window a
  * fallocate, a 64-byte pwrite, an mmap, a pwrite of zeros, the populate
  * and an munmap; it sleeps until a thread asks (a check every 100 ms).
  *
@@ -49,7 +49,7 @@ static const uint8_t *zeros;
 
 static void map_zeros(void)
 {
-	void *m = mmap(NULL, MT_WINDOW_MAX, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *m = mmap(NULL, MT_REC_WINDOW_MAX, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	zeros = m == MAP_FAILED ? NULL : m;
 }
 

@@ -1,13 +1,13 @@
 /*
  * rec_thread.c - see rec_thread.h: slots, and opening and closing windows.
  *
- * Window sizes double from MT_WINDOW_MIN to MT_WINDOW_MAX per thread, so a
- * short thread costs one 4 KiB window and a busy one claims space once per
- * MiB.  Claims are serialised by the recorder lock rather than an atomic
- * add on the file offset alone: stop must be able to close any thread's
- * window and close the file, and a thread between "claimed" and "mapped"
- * would otherwise map a closed (or reused) descriptor.  At one claim per
- * MiB of records the lock costs nothing measurable.
+ * Window sizes double from MT_WINDOW_MIN to MT_REC_WINDOW_MAX per thread, so
+ * a short thread costs one 4 KiB window and a busy one claims space once
+ * per 512 KiB.  Claims are serialised by the recorder lock rather than an
+ * atomic add on the file offset alone: stop must be able to close any
+ * thread's window and close the file, and a thread between "claimed" and
+ * "mapped" would otherwise map a closed (or reused) descriptor.  At one
+ * claim per 512 KiB of records the lock costs nothing measurable.
  *
  * A thread's slot lives until the thread is gone, not until its exit
  * destructor: glibc still frees in the thread after that.  Slots marked
@@ -150,7 +150,7 @@ void mt_slot_exited(struct mt_slot *s)
 static uint32_t window_size(uint32_t seq)
 {
 	uint32_t size = MT_WINDOW_MIN;
-	while (seq-- && size < MT_WINDOW_MAX)
+	while (seq-- && size < MT_REC_WINDOW_MAX)
 		size <<= 1;
 	return size;
 }

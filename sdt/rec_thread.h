@@ -29,6 +29,18 @@ enum mt_next_state {
 	MT_NEXT_FAILED,       /* the file cannot grow; the helper said why */
 };
 
+/*
+ * A thread's windows double from MT_WINDOW_MIN up to this, half the
+ * format's MT_WINDOW_MAX: a thread's last window is half empty on average
+ * and the one prepared ahead of it often never used, and both stay in the
+ * file, about 1.5 window sizes a thread, which on a program of a few
+ * threads and a few million calls is a byte a call or more.  Not smaller:
+ * each window costs the process a fixed amount of system time (its claim,
+ * mapping and unmapping), which at 256 KiB showed on perl's two busy
+ * threads (docs/BENCHMARKS.md, issue #15's fifth round).
+ */
+#define MT_REC_WINDOW_MAX (512u << 10)
+
 struct mt_slot {
 	uint8_t *base;        /* the mapped window, NULL when none */
 	uint32_t size;
