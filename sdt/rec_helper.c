@@ -54,11 +54,22 @@ static void map_zeros(void)
 }
 
 /* tmpfs allocates a file's pages at fallocate already: writing zeros
- * over them would only copy. */
-static int pages_exist_after_fallocate(int fd)
+ * over them would only copy.  Asked of the file system once a file (by
+ * its serial, which starts at 1), not once a window; the descriptor must
+ * be known to be ours when it is asked. */
+static unsigned fs_checked_serial;
+static int fs_has_pages_after_fallocate;
+
+static int pages_exist_after_fallocate(const struct mt_file *f)
 {
-	struct statfs sf;
-	return fstatfs(fd, &sf) == 0 && (sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC);
+	if (f->serial != fs_checked_serial) {
+		struct statfs sf;
+		fs_has_pages_after_fallocate =
+			fstatfs(f->fd.fd, &sf) == 0 &&
+			(sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC);
+		fs_checked_serial = f->serial;
+	}
+	return fs_has_pages_after_fallocate;
 }
 
 /* A window header that says "claimed, never used" (trace_format.h). */
@@ -86,7 +97,7 @@ static int write_padding(int fd, uint64_t off, uint32_t size)
  */
 static void write_zeros(struct mt_file *f, uint64_t off, uint32_t size)
 {
-	if (!zeros || pages_exist_after_fallocate(f->fd.fd) || !mt_fd_ours(&f->fd))
+	if (!zeros || !mt_fd_ours(&f->fd) || pages_exist_after_fallocate(f))
 		return;
 	ssize_t n;
 	do
