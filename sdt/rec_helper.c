@@ -88,10 +88,9 @@ static int write_padding(int fd, uint64_t off, uint32_t size)
 /*
  * Zeros over the window past its header, written before anyone writes into
  * it (the recorder lock is held): pages that a write put in the page cache
- * cost populate() far less than pages it must create by faulting (ext4,
- * 1 MiB windows: ~0.4 ms of the helper's CPU in all against ~1 ms,
- * docs/BENCHMARKS.md).  Best effort: populate() faults in what is not
- * written.  The descriptor is checked again just before: the program may
+ * cost populate() far less than pages it must create by faulting (ext4;
+ * figures in docs/BENCHMARKS.md).  Best effort: populate() faults in what
+ * is not written.  The descriptor is checked again just before: the program may
  * have closed it and opened a file of its own under its number since the
  * claim.
  */
