@@ -95,8 +95,11 @@ Columns:
   own ns          trace_run's own cost per call ("Own cost"): its replay
                   threads' CPU time outside the allocator's calls, less the
                   timer's reads and the shared clock's waits (clock ns).  A
-                  call's timed region also runs while the thread is
-                  preempted, so on a busy machine this is too low (even
+                  call's timed region also runs while the thread is off the
+                  processor; trace_run finds that time in calls of 200 us
+                  or more (a throttle of --rt's threads: 50 ms) and leaves
+                  it out, but not shorter preemptions in shorter calls, so
+                  on a busy machine without --rt this is too low (even
                   below 0): see preempt
   mon ns          the rest of trace_run's CPU time per call ("Monitor"): the
                   monitor thread's RSS readings every millisecond and the

@@ -27,6 +27,9 @@
  *   freenull   one thread, N (default 20000) calls of free(NULL)
  *   short      one thread, malloc(RUN_SHORT_SIZE): tests/run_stall.so hands
  *              out a 64-byte block for it
+ *   sleepy     one thread, N (default 100) blocks of RUN_SLEEP_SIZE, in
+ *              which tests/run_stall.so sleeps, each made and freed after
+ *              1000 pairs of small blocks: 200,200 calls for N = 100
  *   cycle      2 threads, each waiting for the other's signal (load error)
  *   early      a free of an object before it is allocated (load error)
  *   nosignal   a WAIT no thread signals (load error)
@@ -313,6 +316,16 @@ static void free_nulls(struct synth *s, uint64_t n)
 		f(s, t, 0);
 }
 
+static void sleepy(struct synth *s, uint64_t n)
+{
+	int t = thread(s, 1700);
+	for (uint64_t i = 0; i < n; i++) {
+		for (int j = 0; j < 1000; j++)
+			f(s, t, m(s, t, 32));
+		f(s, t, m(s, t, RUN_SLEEP_SIZE));
+	}
+}
+
 /* n threads; with calls, each makes a malloc and frees it. */
 static void many(struct synth *s, uint64_t n, int calls)
 {
@@ -418,6 +431,7 @@ static void run(struct synth *s, const char *name, uint64_t n)
 	else if (!strcmp(name, "keep")) m(s, thread(s, 1600), n);
 	else if (!strcmp(name, "block")) f(s, 0, m(s, thread(s, 1400), n));
 	else if (!strcmp(name, "short")) f(s, 0, m(s, thread(s, 1100), RUN_SHORT_SIZE));
+	else if (!strcmp(name, "sleepy")) sleepy(s, n ? n : 100);
 	else if (!strcmp(name, "cycle")) cycle(s);
 	else if (!strcmp(name, "early")) early(s);
 	else if (!strcmp(name, "nosignal")) nosignal(s);

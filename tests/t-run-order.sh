@@ -98,10 +98,10 @@ expect_eq "reuse --unpaced: clock ns" 0.0 "$(jget reuse-u.json "['clock_ns_per_c
 # calls at least: below, the line gives the timer's cost alone).
 synth prodcons big.wl 60000
 trace_run --touch=none big.wl >big.txt 2>err || fail "prodcons 60000: $(cat err)"
-grep -q "^Own cost: -\{0,1\}[0-9.]* ns a call (CPU time outside the allocator's calls, less the timer's [0-9.]* ns a call for its two reads and the shared clock's [0-9.]* ns a call in [0-9,]* waits); preempted: [0-9,]*$" big.txt ||
+grep -q "^Own cost: -\{0,1\}[0-9.]* ns a call (CPU time outside the allocator's calls, less the timer's [0-9.]* ns a call for its two reads and the shared clock's [0-9.]* ns a call in [0-9,]* waits); preempted: [0-9,]*; off the processor in calls: [0-9.]* ms$" big.txt ||
 	fail "clocked: $(grep 'Own cost' big.txt)"
 trace_run --touch=none --unpaced big.wl >big-u.txt 2>err || fail "prodcons 60000 --unpaced: $(cat err)"
-grep -q "^Own cost: -\{0,1\}[0-9.]* ns a call (CPU time outside the allocator's calls, less the timer's [0-9.]* ns a call for its two reads); preempted: [0-9,]*$" big-u.txt ||
+grep -q "^Own cost: -\{0,1\}[0-9.]* ns a call (CPU time outside the allocator's calls, less the timer's [0-9.]* ns a call for its two reads); preempted: [0-9,]*; off the processor in calls: [0-9.]* ms$" big-u.txt ||
 	fail "--unpaced: $(grep 'Own cost' big-u.txt)"
 
 # The same, but thread 2 makes a block at 3 ms before its free: the

@@ -88,6 +88,7 @@
 
 #include "replay_internal.h"
 #include "sync.h"
+#include "timer.h"
 
 /*
  * RUNWAY: a thread that must sleep on the window asks to be woken when
@@ -178,11 +179,16 @@ uint64_t rt_thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Ends a wait begun at CPU time began (0: none begun), returning limit. */
+/* Ends a wait begun at CPU time began (0: none begun), returning limit;
+ * the thread's mark for off-CPU time in calls (replay_loop.c) moves past
+ * the wait, whose time asleep is no call's. */
 static uint64_t waited(struct rt_thread *t, uint64_t began, uint64_t limit)
 {
-	if (began)
-		t->clock_cpu_ns += rt_thread_cpu_ns() - began;
+	if (began) {
+		t->mark_cpu_ns = rt_thread_cpu_ns();
+		t->mark_at = rt_now(t->r->timer.source);
+		t->clock_cpu_ns += t->mark_cpu_ns - began;
+	}
 	return limit;
 }
 

@@ -172,6 +172,17 @@ static int64_t ideal_batch(const struct rt_replay *r)
 	return batch > 1 && batch < INT64_MAX / 4 ? (int64_t)batch : 1;
 }
 
+/* A call this long is checked for time off the processor (replay_loop.c's
+ * off_cpu_check), in timer units: a preemption, a throttle or a sleep in
+ * the allocator is rarely shorter, and few calls are as long, so the check's
+ * system call (~1 us) is at most 0.5% of the calls it looks at. */
+enum { LONG_CALL_NS = 200000 };
+
+static uint64_t long_call_units(const struct rt_timer_info *ti)
+{
+	return ti->tsc_mhz > 0 ? (uint64_t)(LONG_CALL_NS * ti->tsc_mhz / 1000.0) : LONG_CALL_NS;
+}
+
 static int build(struct rt_replay *r, struct tables *tb, struct mt_error *e)
 {
 	const char *path = mt_wl_path(r->wl);
@@ -206,6 +217,7 @@ static int build(struct rt_replay *r, struct tables *tb, struct mt_error *e)
 		atomic_store(&t->wake_at, RT_AT_NONE);
 		t->ideal_batch = batch;
 		t->ideal_cap = r->ideal_cap;
+		t->long_call = long_call_units(&r->timer);
 		t->index = i;
 		t->tid = wt->tid;
 		t->stream = mt_wl_stream(r->wl, i);
@@ -299,6 +311,7 @@ static void collect(const struct rt_replay *r, struct rt_result *res)
 		res->clock_cpu_ns += t->clock_cpu_ns;
 		res->clock_waits += t->clock_waits;
 		res->threads_cpu_ns += t->cpu_ns;
+		res->off_cpu_ns += t->off_cpu_ns;
 	}
 	res->ideal_peak = (uint64_t)atomic_load(&r->ideal_peak);
 	res->header_ideal_peak = r->info->ideal_peak;

@@ -62,6 +62,7 @@ struct rt_result {
 	uint64_t clock_cpu_ns;      /* CPU time the shared clock's waits and wake-ups took */
 	uint64_t clock_waits;       /* times a thread waited on the shared clock */
 	uint64_t threads_cpu_ns;    /* the replay threads' CPU time, release to end */
+	uint64_t off_cpu_ns;        /* time off the processor inside their long calls */
 	unsigned emulated;          /* 1 << call for calls the allocator lacks */
 	struct rt_callstat calls[MT_CALL_COUNT];
 };

@@ -92,6 +92,14 @@ struct rt_thread {
 	/* Its CPU time from the release to its end: the replay's CPU time
 	 * apart from the monitor's and the main thread's (report.c). */
 	uint64_t cpu_ns;
+	/* Time off the processor inside its timed calls (replay_loop.c's
+	 * off_cpu_check): a call that took long_call timer units or more is
+	 * checked against the wall and CPU time since the thread's last mark
+	 * (mark_at in timer units, mark_cpu_ns), and what it
+	 * spent off the processor, preempted, throttled or asleep in the
+	 * allocator, goes to off_cpu_ns rather than to the allocator's
+	 * figures' share of the thread's CPU time (report.c). */
+	uint64_t long_call, mark_at, mark_cpu_ns, off_cpu_ns;
 	uint32_t index, tid;
 	pthread_t pthread;
 	uint64_t failed_now, recorded_failed_ok;

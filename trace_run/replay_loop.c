@@ -12,7 +12,9 @@
  * instructions), one histogram update (a bit scan, no branch; ~10), the
  * object table store (malloc) or load (free), the ideal RSS update (a
  * plain load and store with one thread, a relaxed atomic add with more; a
- * free leaves the peak alone), and one relaxed store of the call counter.
+ * free leaves the peak alone), one compare of the call's time with the
+ * long-call bound (off_cpu_check: a system call after a call of 200 us or
+ * more), and one relaxed store of the call counter.
  * A calloc that returned a block and a free of NULL take a second fast
  * step (mt_op_decode_more) and a short out-of-line call; every other op
  * goes through mt_op_decode and replay_call, out of line.
@@ -39,9 +41,9 @@
  * bytes with the byte cap (clock.c);
  * without the shared clock or --pace, recorded times cost only their
  * decoding.  No allocation, no lock; system calls only at a
- * stream window's end (stream.c, once per ~1 M calls) and where the ideal
+ * stream window's end (stream.c, once per ~1 M calls), where the ideal
  * RSS reaches a new peak 1/64 above the last (rss.c, a few hundred times a
- * replay).  That work, --touch, --trim-every, --pace and the clock's waits
+ * replay) and after a call of 200 us or more.  That work, --touch, --trim-every, --pace and the clock's waits
  * are outside the timed region, and but for pace() out of line.
  */
 #include "config.h"
@@ -404,9 +406,50 @@ static inline void release(struct rt_thread *t, struct rt_slot *in)
 	ideal_drop(t, in->size);
 }
 
-/* A call's cost, less the timer's own. */
-static inline void record(struct rt_callstat *s, uint64_t cost, uint64_t overhead)
+/* Where the thread is now in wall and CPU time, for off_cpu_check: set
+ * when it starts, after each check, and after each wait it may have slept
+ * in (the time asleep there is not a call's). */
+static void mark(struct rt_thread *t)
 {
+	t->mark_at = rt_now(t->r->timer.source);
+	t->mark_cpu_ns = rt_thread_cpu_ns();
+}
+
+/*
+ * A call that took long_call timer units or more (replay.c: 200 us, rare):
+ * what of it the thread spent off the processor - preempted, throttled
+ * (the kernel holds real-time threads off for 50 ms once they have used
+ * 95% of a second), asleep in the allocator - is no part of the replay's
+ * CPU time, from which own cost subtracts the calls' time (report.c);
+ * left in, it lowered own cost by the time away (perl, 11.3 M calls under
+ * chrt: 4.4 ns a call for each 50 ms throttle that fell in a call,
+ * docs/BENCHMARKS.md).  Measured since the last mark: wall time less CPU
+ * time, at most the call's time (time away outside calls, which a mark
+ * cannot see without a system call per op, must not be the call's).
+ * Then a new mark.  One system call (~1 us) a long call, outside the
+ * timed region.
+ */
+static __attribute__((noinline)) void off_cpu_check(struct rt_thread *t, uint64_t cost)
+{
+	const struct rt_timer_info *ti = &t->r->timer;
+	uint64_t at = t->mark_at, cpu = t->mark_cpu_ns;
+	mark(t);
+	double ns_per_unit = ti->tsc_mhz > 0 ? 1000.0 / ti->tsc_mhz : 1.0;
+	double away = (double)(t->mark_at - at) * ns_per_unit - (double)(t->mark_cpu_ns - cpu);
+	double call = (double)cost * ns_per_unit;
+	if (away > call)
+		away = call;
+	if (away > 0)
+		t->off_cpu_ns += (uint64_t)away;
+}
+
+/* A call's cost, less the timer's own; a long one is checked for time off
+ * the processor (one compare a call on the thread's own line). */
+static inline void record(struct rt_thread *t, struct rt_callstat *s, uint64_t cost,
+			  uint64_t overhead)
+{
+	if (__builtin_expect(cost >= t->long_call, 0))
+		off_cpu_check(t, cost);
 	rt_callstat_add(s, cost > overhead ? cost - overhead : 0);
 }
 
@@ -429,7 +472,7 @@ static __attribute__((noinline)) void replay_call(struct rt_thread *t, const str
 		release(t, in);
 	if (!impossible(req))
 		out = timed_call(op, inp, t, timer, &cost);
-	record(t->stat[op->code], cost, overhead);
+	record(t, t->stat[op->code], cost, overhead);
 	if (frees)
 		return;
 	if (mt_call_has_in(op->code))
@@ -447,7 +490,7 @@ static inline void replay_malloc(struct rt_thread *t, uint64_t obj, uint64_t siz
 	uint64_t cost = 0;
 	if (!impossible(size))
 		out = timed_malloc((size_t)size, timer, &cost);
-	record(t->stat[MT_CALL_MALLOC], cost, overhead);
+	record(t, t->stat[MT_CALL_MALLOC], cost, overhead);
 	alloc_done(t, obj, out, size);
 }
 
@@ -461,7 +504,7 @@ static __attribute__((noinline)) void replay_calloc(struct rt_thread *t, uint64_
 	uint64_t cost = 0, req = mt_nmemb_bytes(nmemb, size);
 	if (!impossible(req))
 		out = timed_calloc((size_t)nmemb, (size_t)size, timer, &cost);
-	record(t->stat[MT_CALL_CALLOC], cost, overhead);
+	record(t, t->stat[MT_CALL_CALLOC], cost, overhead);
 	alloc_done(t, obj, out, req);
 }
 
@@ -473,7 +516,7 @@ static inline void replay_free(struct rt_thread *t, uint64_t obj, enum rt_timer_
 	uint64_t cost;
 	release(t, in);
 	timed_free(p, timer, &cost);
-	record(t->stat[MT_CALL_FREE], cost, overhead);
+	record(t, t->stat[MT_CALL_FREE], cost, overhead);
 }
 
 static __attribute__((noinline)) void replay_free_null(struct rt_thread *t,
@@ -482,7 +525,7 @@ static __attribute__((noinline)) void replay_free_null(struct rt_thread *t,
 {
 	uint64_t cost;
 	timed_free(NULL, timer, &cost);
-	record(t->stat[MT_CALL_FREE], cost, overhead);
+	record(t, t->stat[MT_CALL_FREE], cost, overhead);
 }
 
 /*
@@ -516,6 +559,7 @@ static inline __attribute__((always_inline)) void pace(struct rt_thread *t, stru
 	struct timespec ts = { (time_t)(due_ns / 1000000000u), (long)(due_ns % 1000000000u) };
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 		;
+	mark(t);
 	atomic_store_explicit(&t->state, RT_RUNNING, memory_order_relaxed);
 }
 
@@ -777,7 +821,8 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 				 * waits for: woken once they can see it wait */
 				if (tl.clocked && atomic_load(&t->wake_at) != RT_AT_NONE)
 					wake_waiters(t, 0);
-				rt_sync_wait(&r->syncs[op.sync], spins);
+				if (rt_sync_wait(&r->syncs[op.sync], spins))
+					mark(t);
 				atomic_store_explicit(&t->waiting, 0, memory_order_relaxed);
 			}
 			atomic_store_explicit(&t->syncs, ++syncs, memory_order_relaxed);
@@ -817,7 +862,8 @@ void *rt_thread_main(void *arg)
 	/* Its CPU time from the release, read here: read within
 	 * replay_thread, where values live across the call, it cost the loop
 	 * 6 instructions a call (callgrind, git's workload). */
-	t->cpu_ns = rt_thread_cpu_ns();
+	mark(t);
+	t->cpu_ns = t->mark_cpu_ns;
 	if (t->prefetch)
 		replay_prefetching(t);
 	replay_plain(t);

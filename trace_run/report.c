@@ -41,7 +41,9 @@ static uint64_t total_calls(const struct rt_result *res)
 
 /*
  * trace_run's own cost, ns a call: the replay threads' CPU time outside
- * the allocator's calls, less the timer's two reads a call (pair_cost),
+ * the allocator's calls (their timed time less the time off the processor
+ * found in the long ones, which is no CPU time: res->off_cpu_ns), less the
+ * timer's two reads a call (pair_cost),
  * which the allocator's figures need but which are no part of the replay's
  * machinery, and less the CPU time the shared clock's waits took (*clock_ns
  * a call), which is what holding the threads to the recorded concurrency
@@ -65,7 +67,8 @@ static struct own_cost own_cost(const struct rt_result *res)
 		return c;
 	double process_ns = (double)(res->user_usec + res->sys_usec) * 1000.0;
 	double threads_ns = (double)res->threads_cpu_ns;
-	double outside = threads_ns - (double)rt_total_call_time(res) * ns_per_unit;
+	double in_calls = (double)rt_total_call_time(res) * ns_per_unit - (double)res->off_cpu_ns;
+	double outside = threads_ns - in_calls;
 	c.clock_ns = (double)res->clock_cpu_ns / (double)calls;
 	c.monitor_ns = process_ns > threads_ns ? (process_ns - threads_ns) / (double)calls : 0;
 	c.own_ns = outside / (double)calls - c.timer_ns - c.clock_ns;
@@ -145,9 +148,12 @@ static void timer_line(FILE *out, const struct rt_result *res)
 	fprintf(out, ", %s %s of timer cost subtracted per call\n", rt_comma(t->overhead), t->unit);
 }
 
-/* The own cost, and how often other processes took the processor: a
- * preempted call's timed region counts the time away, so on a busy machine
- * the allocator's figures grow and the own cost shrinks, even below 0. */
+/* The own cost, how often other processes took the processor, and the time
+ * off the processor found inside long calls: a preempted call's timed region
+ * counts the time away, so the allocator's figures grow; the own cost leaves
+ * out what the long calls' checks found (off_cpu_check), and shrinks by the
+ * rest (preemptions shorter than a long call: a busy machine without
+ * --rt's priority). */
 enum { OWN_COST_MIN_CALLS = 100000 }; /* below, start-up is most of the figure */
 
 static void own_line(FILE *out, const struct rt_result *res)
@@ -164,7 +170,8 @@ static void own_line(FILE *out, const struct rt_result *res)
 	if (res->clocked)
 		fprintf(out, " and the shared clock's %.1f ns a call in %s waits", c.clock_ns,
 			rt_comma(res->clock_waits));
-	fprintf(out, "); preempted: %s\n", rt_comma(res->preempted));
+	fprintf(out, "); preempted: %s; off the processor in calls: %.1f ms\n",
+		rt_comma(res->preempted), (double)res->off_cpu_ns / 1e6);
 	fprintf(out, "Monitor: %.1f ns a call (CPU time of the monitor's RSS samples and of the "
 		"main thread, apart from the replay threads' own cost)\n", c.monitor_ns);
 }
@@ -307,9 +314,10 @@ void rt_report_json(FILE *out, const struct rt_result *res)
 	struct own_cost c = own_cost(res);
 	fprintf(out, "\"threads_cpu_usec\":%llu,\"own_ns_per_call\":%.2f,\"timer_ns_per_call\":%.2f,"
 		"\"clock_ns_per_call\":%.2f,\"monitor_ns_per_call\":%.2f,\"clock_waits\":%llu,"
-		"\"preempted\":%llu,\"prefetching_threads\":%u,",
+		"\"off_cpu_in_calls_usec\":%llu,\"preempted\":%llu,\"prefetching_threads\":%u,",
 		(unsigned long long)(res->threads_cpu_ns / 1000u), c.own_ns, c.timer_ns, c.clock_ns,
-		c.monitor_ns, (unsigned long long)res->clock_waits, (unsigned long long)res->preempted,
+		c.monitor_ns, (unsigned long long)res->clock_waits,
+		(unsigned long long)(res->off_cpu_ns / 1000u), (unsigned long long)res->preempted,
 		res->prefetching);
 	fprintf(out, "\"emulated\":[");
 	for (unsigned c = 0, n = 0; c < MT_CALL_COUNT; c++)

@@ -56,20 +56,21 @@ static inline void rt_sync_signal(_Atomic uint32_t *w)
 		rt_futex(w, FUTEX_WAKE, INT_MAX);
 }
 
-static inline void rt_sync_wait(_Atomic uint32_t *w, unsigned spins)
+/* 1 if it went to the kernel (and may have slept), 0 if it found *w set. */
+static inline int rt_sync_wait(_Atomic uint32_t *w, unsigned spins)
 {
 	for (unsigned i = 0; i < spins; i++) {
 		if (atomic_load_explicit(w, memory_order_acquire) == RT_SYNC_SET)
-			return;
+			return 0;
 		rt_cpu_relax();
 	}
-	for (;;) {
+	for (int slept = 0;; slept = 1) {
 		uint32_t v = RT_SYNC_CLEAR;
 		if (!atomic_compare_exchange_strong_explicit(w, &v, RT_SYNC_SLEEPER,
 							     memory_order_acquire,
 							     memory_order_acquire) &&
 		    v == RT_SYNC_SET)
-			return;
+			return slept;
 		rt_futex(w, FUTEX_WAIT, RT_SYNC_SLEEPER);
 	}
 }
