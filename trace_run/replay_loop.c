@@ -43,8 +43,9 @@
  * decoding.  No allocation, no lock; system calls only at a
  * stream window's end (stream.c, once per ~1 M calls), where the ideal
  * RSS reaches a new peak 1/64 above the last (rss.c, a few hundred times a
- * replay) and after a call of 200 us or more.  That work, --touch, --trim-every, --pace and the clock's waits
- * are outside the timed region, and but for pace() out of line.
+ * replay) and after a call of 200 us or more.  That work, --touch,
+ * --trim-every, --pace and the clock's waits are outside the timed
+ * region, and but for pace() out of line.
  */
 #include "config.h"
 
@@ -435,7 +436,10 @@ static __attribute__((noinline)) void off_cpu_check(struct rt_thread *t, uint64_
 	uint64_t at = t->mark_at, cpu = t->mark_cpu_ns;
 	mark(t);
 	double ns_per_unit = ti->tsc_mhz > 0 ? 1000.0 / ti->tsc_mhz : 1.0;
-	double away = (double)(t->mark_at - at) * ns_per_unit - (double)(t->mark_cpu_ns - cpu);
+	/* signed: two processors' counters may disagree by a little, and a
+	 * thread moved between them may read an earlier count than its mark */
+	double wall = (double)(int64_t)(t->mark_at - at) * ns_per_unit;
+	double away = wall - (double)(t->mark_cpu_ns - cpu);
 	double call = (double)cost * ns_per_unit;
 	if (away > call)
 		away = call;
