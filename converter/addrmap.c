@@ -1,7 +1,8 @@
 /*
  * addrmap.c - open-addressing hash from address to block (see addrmap.h).
  *
- * Linear probing over 24-byte slots.  A free leaves its entry in place,
+ * Linear probing over 16-byte slots, with each slot's am_user kept slot
+ * for slot in a second mapping when the trace has more than one thread.  A free leaves its entry in place,
  * dead: shifting the entries behind it back at each free cost perl's
  * corpus trace 14% of trace2wl's time, and the address's next allocation,
  * often soon, finds the entry ready.  When the entries in use reach the
@@ -38,20 +39,22 @@
 #define MAX_GROWTH 4
 #define HUGE_PAGE (2u << 20)
 
-static size_t bytes_of(size_t n)
+/* Bytes a slot costs: its entry, and its am_user where there are any. */
+static size_t slot_bytes(const struct addrmap *m)
 {
-	return n * sizeof(struct am_entry);
+	return sizeof(struct am_entry) + (m->users ? sizeof(struct am_user) : 0);
 }
 
 /* Large tables are asked for in huge pages where the kernel offers them on
  * request: a probe is a random access, and a TLB miss on top of each cache
  * miss showed in the converter's time. */
-static void advise_huge(struct addrmap *m)
+static void advise_huge(void *p, size_t bytes)
 {
 #ifdef MADV_HUGEPAGE
-	madvise(m->slots, bytes_of(m->n), MADV_HUGEPAGE);
+	madvise(p, bytes, MADV_HUGEPAGE);
 #else
-	(void)m;
+	(void)p;
+	(void)bytes;
 #endif
 }
 
@@ -59,19 +62,30 @@ static void advise_huge(struct addrmap *m)
  * double within DOUBLING_BYTES, then 3/4. */
 static void set_limit(struct addrmap *m)
 {
-	m->limit = bytes_of(2 * m->n) <= DOUBLING_BYTES ? m->n / 2 : m->n / 4 * 3;
+	m->limit = 2 * m->n * slot_bytes(m) <= DOUBLING_BYTES ? m->n / 2 : m->n / 4 * 3;
 }
 
-/* The table comes straight from mmap, so that it can grow in place with
+static void *map_zeros(size_t bytes)
+{
+	return mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+}
+
+/* The tables come straight from mmap, so that they can grow in place with
  * mremap; fresh anonymous pages are already zero (empty slots). */
-int am_init(struct addrmap *m)
+int am_init(struct addrmap *m, size_t threads)
 {
 	*m = (struct addrmap){ .n = MIN_SLOTS };
-	void *p = mmap(NULL, bytes_of(m->n), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		       -1, 0);
+	void *p = map_zeros(m->n * sizeof *m->slots);
 	if (p == MAP_FAILED)
 		return -1;
 	m->slots = p;
+	if (threads > 1) {
+		if ((p = map_zeros(m->n * sizeof *m->users)) == MAP_FAILED) {
+			am_free(m);
+			return -1;
+		}
+		m->users = p;
+	}
 	set_limit(m);
 	return 0;
 }
@@ -79,8 +93,11 @@ int am_init(struct addrmap *m)
 void am_free(struct addrmap *m)
 {
 	if (m->slots)
-		munmap(m->slots, bytes_of(m->n));
+		munmap(m->slots, m->n * sizeof *m->slots);
+	if (m->users)
+		munmap(m->users, m->n * sizeof *m->users);
 	m->slots = NULL;
+	m->users = NULL;
 	free(m->big);
 	m->big = NULL;
 }
@@ -90,11 +107,21 @@ static inline size_t next_slot(const struct addrmap *m, size_t i)
 	return i + 1 == m->n ? 0 : i + 1;
 }
 
-/* Puts e, not yet at its place after a growth, where it belongs: slots
- * already placed are passed over, one not yet placed is taken over and its
- * entry placed in turn.  A placed entry only ever passed over placed
- * (occupied, never emptied) slots, so every probe still finds it. */
-static void place(struct addrmap *m, struct am_entry e)
+/* Moves slot from's entry (and am_user) to slot to. */
+static void move_slot(struct addrmap *m, size_t to, size_t from)
+{
+	m->slots[to] = m->slots[from];
+	m->slots[from] = (struct am_entry){ 0 };
+	if (m->users)
+		m->users[to] = m->users[from];
+}
+
+/* Puts e (with its am_user u), not yet at its place after a growth, where
+ * it belongs: slots already placed are passed over, one not yet placed is
+ * taken over and its entry placed in turn.  A placed entry only ever
+ * passed over placed (occupied, never emptied) slots, so every probe
+ * still finds it. */
+static void place(struct addrmap *m, struct am_entry e, struct am_user u)
 {
 	for (;;) {
 		size_t i = am_slot(m, e.addr);
@@ -103,6 +130,11 @@ static void place(struct addrmap *m, struct am_entry e)
 		struct am_entry displaced = m->slots[i];
 		e.moved = 1;
 		m->slots[i] = e;
+		if (m->users) {
+			struct am_user du = m->users[i];
+			m->users[i] = u;
+			u = du;
+		}
 		if (!displaced.addr)
 			return;
 		e = displaced;
@@ -114,7 +146,7 @@ static void place(struct addrmap *m, struct am_entry e)
  * many; m->n where that is no more. */
 static size_t next_size(const struct addrmap *m)
 {
-	size_t n = m->n, allowed = (GROWTH_SLACK + BYTES_PER_LIVE * m->used) / sizeof(struct am_entry);
+	size_t n = m->n, allowed = (GROWTH_SLACK + BYTES_PER_LIVE * m->used) / slot_bytes(m);
 	if (allowed > MAX_GROWTH * n)
 		allowed = MAX_GROWTH * n;
 	return allowed > n ? allowed : n;
@@ -128,28 +160,39 @@ static size_t next_size(const struct addrmap *m)
  * choice of address had none: on CPython's trace 16 of 46 MiB were huge
  * pages, the rest paid a TLB miss on top of each probe's cache miss.
  */
-static void *remap_aligned(void *old, size_t n, size_t bigger)
+static void *remap_aligned(void *old, size_t bytes, size_t more)
 {
-	void *p = mremap(old, bytes_of(n), bytes_of(bigger), 0);
+	void *p = mremap(old, bytes, more, 0);
 	if (p != MAP_FAILED)
 		return p;
-	size_t len = bytes_of(bigger) + HUGE_PAGE;
+	size_t len = more + HUGE_PAGE;
 	uint8_t *area = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (area == MAP_FAILED)
-		return mremap(old, bytes_of(n), bytes_of(bigger), MREMAP_MAYMOVE);
+		return mremap(old, bytes, more, MREMAP_MAYMOVE);
 	uint8_t *start = (uint8_t *)(((uintptr_t)area + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
-	p = mremap(old, bytes_of(n), bytes_of(bigger), MREMAP_MAYMOVE | MREMAP_FIXED, start);
+	p = mremap(old, bytes, more, MREMAP_MAYMOVE | MREMAP_FIXED, start);
 	if (p == MAP_FAILED) {
 		munmap(area, len);
-		return mremap(old, bytes_of(n), bytes_of(bigger), MREMAP_MAYMOVE);
+		return mremap(old, bytes, more, MREMAP_MAYMOVE);
 	}
 	/* The reservation's ends that the table does not cover go back. */
 	if (start > area)
 		munmap(area, (size_t)(start - area));
-	uint8_t *end = start + bytes_of(bigger), *area_end = area + len;
+	uint8_t *end = start + more, *area_end = area + len;
 	if (area_end > end)
 		munmap(end, (size_t)(area_end - end));
 	return p;
+}
+
+/* *table's mapping of n elements of size each, grown to bigger. */
+static int grow_mapping(void **table, size_t size, size_t n, size_t bigger)
+{
+	void *p = remap_aligned(*table, n * size, bigger * size);
+	if (p == MAP_FAILED)
+		return -1;
+	*table = p;
+	advise_huge(p, bigger * size);
+	return 0;
 }
 
 /* The old slots keep their entries and the new ones are zero, then each
@@ -164,18 +207,16 @@ static void *remap_aligned(void *old, size_t n, size_t bigger)
 static int grow(struct addrmap *m, size_t bigger)
 {
 	size_t n = m->n;
-	void *p = remap_aligned(m->slots, n, bigger);
-	if (p == MAP_FAILED)
+	if (grow_mapping((void **)&m->slots, sizeof *m->slots, n, bigger) < 0 ||
+	    (m->users && grow_mapping((void **)&m->users, sizeof *m->users, n, bigger) < 0))
 		return -1;
-	m->slots = p;
 	m->n = bigger;
 	set_limit(m);
-	advise_huge(m);
 	for (size_t i = n; i-- > 0;) {
 		struct am_entry e = m->slots[i];
 		if (e.addr && !e.moved) {
 			m->slots[i] = (struct am_entry){ 0 };
-			place(m, e);
+			place(m, e, m->users ? m->users[i] : (struct am_user){ 0 });
 		}
 	}
 	for (size_t i = 0; i < bigger; i++)
@@ -205,10 +246,8 @@ static void sweep(struct addrmap *m)
 		size_t j = am_slot(m, e->addr);
 		while (j != i && m->slots[j].addr)
 			j = next_slot(m, j);
-		if (j != i) {
-			m->slots[j] = *e;
-			*e = (struct am_entry){ 0 };
-		}
+		if (j != i)
+			move_slot(m, j, i);
 	}
 }
 
