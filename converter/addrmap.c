@@ -1,8 +1,8 @@
 /*
  * addrmap.c - open-addressing hash from address to block (see addrmap.h).
  *
- * Linear probing over 16-byte slots, with each slot's am_user kept slot
- * for slot in a second mapping when the trace has more than one thread.  A free leaves its entry in place,
+ * Linear probing over slots of 16 bytes (an entry), or of 24 (an entry
+ * and its am_user) when the trace has more than one thread.  A free leaves its entry in place,
  * dead: shifting the entries behind it back at each free cost perl's
  * corpus trace 14% of trace2wl's time, and the address's next allocation,
  * often soon, finds the entry ready.  When the entries in use reach the
@@ -39,12 +39,6 @@
 #define MAX_GROWTH 4
 #define HUGE_PAGE (2u << 20)
 
-/* Bytes a slot costs: its entry, and its am_user where there are any. */
-static size_t slot_bytes(const struct addrmap *m)
-{
-	return sizeof(struct am_entry) + (m->users ? sizeof(struct am_user) : 0);
-}
-
 /* Large tables are asked for in huge pages where the kernel offers them on
  * request: a probe is a random access, and a TLB miss on top of each cache
  * miss showed in the converter's time. */
@@ -62,30 +56,22 @@ static void advise_huge(void *p, size_t bytes)
  * double within DOUBLING_BYTES, then 3/4. */
 static void set_limit(struct addrmap *m)
 {
-	m->limit = 2 * m->n * slot_bytes(m) <= DOUBLING_BYTES ? m->n / 2 : m->n / 4 * 3;
+	m->limit = 2 * m->n * m->stride <= DOUBLING_BYTES ? m->n / 2 : m->n / 4 * 3;
 }
 
-static void *map_zeros(size_t bytes)
-{
-	return mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-}
-
-/* The tables come straight from mmap, so that they can grow in place with
+/* The table comes straight from mmap, so that it can grow in place with
  * mremap; fresh anonymous pages are already zero (empty slots). */
 int am_init(struct addrmap *m, size_t threads)
 {
-	*m = (struct addrmap){ .n = MIN_SLOTS };
-	void *p = map_zeros(m->n * sizeof *m->slots);
+	*m = (struct addrmap){
+		.n = MIN_SLOTS,
+		.stride = sizeof(struct am_entry) + (threads > 1 ? sizeof(struct am_user) : 0),
+	};
+	void *p = mmap(NULL, m->n * m->stride, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return -1;
 	m->slots = p;
-	if (threads > 1) {
-		if ((p = map_zeros(m->n * sizeof *m->users)) == MAP_FAILED) {
-			am_free(m);
-			return -1;
-		}
-		m->users = p;
-	}
 	set_limit(m);
 	return 0;
 }
@@ -93,11 +79,8 @@ int am_init(struct addrmap *m, size_t threads)
 void am_free(struct addrmap *m)
 {
 	if (m->slots)
-		munmap(m->slots, m->n * sizeof *m->slots);
-	if (m->users)
-		munmap(m->users, m->n * sizeof *m->users);
+		munmap(m->slots, m->n * m->stride);
 	m->slots = NULL;
-	m->users = NULL;
 	free(m->big);
 	m->big = NULL;
 }
@@ -107,37 +90,47 @@ static inline size_t next_slot(const struct addrmap *m, size_t i)
 	return i + 1 == m->n ? 0 : i + 1;
 }
 
-/* Moves slot from's entry (and am_user) to slot to. */
-static void move_slot(struct addrmap *m, size_t to, size_t from)
+/* A slot's bytes, held while it moves. */
+struct slot_copy {
+	struct am_entry e;
+	struct am_user u;
+};
+
+/* Field by field: a memcpy of the stride was a call into libc (80 M
+ * instructions on perl's trace). */
+static void copy_out(const struct addrmap *m, struct slot_copy *s, size_t i)
 {
-	m->slots[to] = m->slots[from];
-	m->slots[from] = (struct am_entry){ 0 };
-	if (m->users)
-		m->users[to] = m->users[from];
+	const struct am_entry *e = am_at(m, i);
+	s->e = *e;
+	if (am_has_users(m))
+		s->u = *(const struct am_user *)(e + 1);
 }
 
-/* Puts e (with its am_user u), not yet at its place after a growth, where
- * it belongs: slots already placed are passed over, one not yet placed is
- * taken over and its entry placed in turn.  A placed entry only ever
- * passed over placed (occupied, never emptied) slots, so every probe
- * still finds it. */
-static void place(struct addrmap *m, struct am_entry e, struct am_user u)
+static void copy_in(struct addrmap *m, size_t i, const struct slot_copy *s)
+{
+	struct am_entry *e = am_at(m, i);
+	*e = s->e;
+	if (am_has_users(m))
+		*(struct am_user *)(e + 1) = s->u;
+}
+
+/* Puts s, not yet at its place after a growth, where it belongs: slots
+ * already placed are passed over, one not yet placed is taken over and its
+ * entry placed in turn.  A placed entry only ever passed over placed
+ * (occupied, never emptied) slots, so every probe still finds it. */
+static void place(struct addrmap *m, struct slot_copy s)
 {
 	for (;;) {
-		size_t i = am_slot(m, e.addr);
-		while (m->slots[i].addr && m->slots[i].moved)
+		size_t i = am_slot(m, s.e.addr);
+		while (am_at(m, i)->addr && am_at(m, i)->moved)
 			i = next_slot(m, i);
-		struct am_entry displaced = m->slots[i];
-		e.moved = 1;
-		m->slots[i] = e;
-		if (m->users) {
-			struct am_user du = m->users[i];
-			m->users[i] = u;
-			u = du;
-		}
-		if (!displaced.addr)
+		struct slot_copy displaced;
+		copy_out(m, &displaced, i);
+		s.e.moved = 1;
+		copy_in(m, i, &s);
+		if (!displaced.e.addr)
 			return;
-		e = displaced;
+		s = displaced;
 	}
 }
 
@@ -146,7 +139,7 @@ static void place(struct addrmap *m, struct am_entry e, struct am_user u)
  * many; m->n where that is no more. */
 static size_t next_size(const struct addrmap *m)
 {
-	size_t n = m->n, allowed = (GROWTH_SLACK + BYTES_PER_LIVE * m->used) / slot_bytes(m);
+	size_t n = m->n, allowed = (GROWTH_SLACK + BYTES_PER_LIVE * m->used) / m->stride;
 	if (allowed > MAX_GROWTH * n)
 		allowed = MAX_GROWTH * n;
 	return allowed > n ? allowed : n;
@@ -184,16 +177,7 @@ static void *remap_aligned(void *old, size_t bytes, size_t more)
 	return p;
 }
 
-/* *table's mapping of n elements of size each, grown to bigger. */
-static int grow_mapping(void **table, size_t size, size_t n, size_t bigger)
-{
-	void *p = remap_aligned(*table, n * size, bigger * size);
-	if (p == MAP_FAILED)
-		return -1;
-	*table = p;
-	advise_huge(p, bigger * size);
-	return 0;
-}
+
 
 /* The old slots keep their entries and the new ones are zero, then each
  * entry is moved to its place for the new size, the last slot's first.
@@ -207,20 +191,24 @@ static int grow_mapping(void **table, size_t size, size_t n, size_t bigger)
 static int grow(struct addrmap *m, size_t bigger)
 {
 	size_t n = m->n;
-	if (grow_mapping((void **)&m->slots, sizeof *m->slots, n, bigger) < 0 ||
-	    (m->users && grow_mapping((void **)&m->users, sizeof *m->users, n, bigger) < 0))
+	void *p = remap_aligned(m->slots, n * m->stride, bigger * m->stride);
+	if (p == MAP_FAILED)
 		return -1;
+	m->slots = p;
 	m->n = bigger;
 	set_limit(m);
+	advise_huge(p, bigger * m->stride);
 	for (size_t i = n; i-- > 0;) {
-		struct am_entry e = m->slots[i];
-		if (e.addr && !e.moved) {
-			m->slots[i] = (struct am_entry){ 0 };
-			place(m, e, m->users ? m->users[i] : (struct am_user){ 0 });
+		struct am_entry *e = am_at(m, i);
+		if (e->addr && !e->moved) {
+			struct slot_copy s;
+			copy_out(m, &s, i);
+			*e = (struct am_entry){ 0 };
+			place(m, s);
 		}
 	}
 	for (size_t i = 0; i < bigger; i++)
-		m->slots[i].moved = 0;
+		am_at(m, i)->moved = 0;
 	return 0;
 }
 
@@ -232,10 +220,10 @@ static int grow(struct addrmap *m, size_t bigger)
 static void sweep(struct addrmap *m)
 {
 	size_t start = 0;
-	while (m->slots[start].addr)
+	while (am_at(m, start)->addr)
 		start++;
 	for (size_t i = next_slot(m, start); i != start; i = next_slot(m, i)) {
-		struct am_entry *e = &m->slots[i];
+		struct am_entry *e = am_at(m, i);
 		if (!e->addr)
 			continue;
 		if (am_dead(e)) {
@@ -244,10 +232,14 @@ static void sweep(struct addrmap *m)
 			continue;
 		}
 		size_t j = am_slot(m, e->addr);
-		while (j != i && m->slots[j].addr)
+		while (j != i && am_at(m, j)->addr)
 			j = next_slot(m, j);
-		if (j != i)
-			move_slot(m, j, i);
+		if (j != i) {
+			struct slot_copy s;
+			copy_out(m, &s, i);
+			copy_in(m, j, &s);
+			*e = (struct am_entry){ 0 };
+		}
 	}
 }
 

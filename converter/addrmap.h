@@ -8,8 +8,8 @@
  * the dead are swept out (addrmap.c): allocators hand a freed address
  * out again soon, and its next allocation then finds the entry where its
  * free left it.  The table is sized by the live set alone: at most 8 MiB
- * + 40 bytes per block live at the trace's peak (16-byte entries, and 8
- * bytes more each for a trace of more than one thread, grown in place,
+ * + 40 bytes per block live at the trace's peak (16-byte entries, 24
+ * with their am_user for a trace of more than one thread, grown in place,
  * each time to what that allows).
  * A dead entry keeps who freed its block, so that a second free of the
  * address, while the entry is there, is reported as a double free with
@@ -38,10 +38,12 @@ struct am_entry {
 	uint64_t moved : 1;  /* only while growing: already at its new place */
 };
 
-/* Who used an entry's block last, in a table of its own beside the
- * entries (slot for slot), kept only for traces of more than one thread:
- * with one, the owner is always thread 0 and no handoff is ever asked
- * for, and a probe's line holds four entries instead of two and a half. */
+/* Who used an entry's block last: in the slot, just after the entry, for
+ * traces of more than one thread only.  With one, the owner is always
+ * thread 0 and no handoff is ever asked for, and a slot of 16 bytes
+ * instead of 24 never straddles two cache lines.  (In a table of its own,
+ * slot for slot, it cost a second line an op: perl's trace 13.8 -> 12.5
+ * M calls/CPU s.) */
 struct am_user {
 	uint64_t owner : 22; /* live: source thread that allocated or last used it;
 				freed: the one that freed it */
@@ -54,8 +56,8 @@ struct am_big {
 };
 
 struct addrmap {
-	struct am_entry *slots;
-	struct am_user *users; /* NULL for a trace of one thread */
+	struct am_entry *slots; /* n slots of `stride` bytes: am_at */
+	size_t stride;      /* an am_entry, and an am_user for more threads */
 	size_t n;           /* slots: any number, grown by a quarter at a time */
 	size_t limit;       /* entries that make the table grow (see addrmap.c) */
 	size_t used, live;  /* entries in use (dead ones too), and the live ones */
@@ -64,7 +66,7 @@ struct addrmap {
 	size_t nbig, big_cap;
 };
 
-/* threads: the trace's; one needs no am_user table. */
+/* threads: the trace's; one needs no am_user. */
 int am_init(struct addrmap *m, size_t threads);
 void am_free(struct addrmap *m);
 
@@ -77,44 +79,56 @@ static inline size_t am_slot(const struct addrmap *m, uint64_t addr)
 	return (size_t)(((unsigned __int128)h * m->n) >> 64);
 }
 
-/* Starts loading addr's first slot into the cache, and its am_user too.
- * The empty asm uses i: without it gcc 12 -O2 dropped both prefetches
- * as dead code (objdump: none left in the loop), and the map's loads
- * then waited for memory, twice the time on CPython's trace. */
+/* Slot i's entry. */
+static inline struct am_entry *am_at(const struct addrmap *m, size_t i)
+{
+	return (struct am_entry *)((char *)m->slots + i * m->stride);
+}
+
+/* Whether slots hold an am_user after their entry. */
+static inline int am_has_users(const struct addrmap *m)
+{
+	return m->stride > sizeof(struct am_entry);
+}
+
+/* Starts loading addr's first slot into the cache: its first line, and
+ * for a 24-byte slot its last (a slot in four straddles two lines).  The
+ * empty asm uses the slot: without it gcc 12 -O2 dropped both prefetches
+ * as dead code (objdump: none left in the loop), and the map's loads then
+ * waited for memory, twice the time on CPython's trace. */
 static inline void am_prefetch(const struct addrmap *m, uint64_t addr)
 {
-	size_t i = am_slot(m, addr);
-	__builtin_prefetch(&m->slots[i]);
-	if (m->users)
-		__builtin_prefetch(&m->users[i]);
-	__asm__("" : : "r"(i));
+	const char *p = (const char *)am_at(m, am_slot(m, addr));
+	__builtin_prefetch(p);
+	if (am_has_users(m))
+		__builtin_prefetch(p + m->stride - 1);
+	__asm__("" : : "r"(p));
 }
 
 /* The source thread that used e's block last (live) or freed it (dead). */
 static inline uint32_t am_owner(const struct addrmap *m, const struct am_entry *e)
 {
-	return m->users ? (uint32_t)m->users[e - m->slots].owner : 0;
+	return am_has_users(m) ? (uint32_t)((const struct am_user *)(e + 1))->owner : 0;
 }
 
 /* The owner's stream length just after its last use of e's live block. */
 static inline uint64_t am_pos(const struct addrmap *m, const struct am_entry *e)
 {
-	return m->users ? m->users[e - m->slots].pos : 0;
+	return am_has_users(m) ? ((const struct am_user *)(e + 1))->pos : 0;
 }
 
 /* e's block was used last by thread owner, whose stream then had pos ops. */
-static inline void am_use(struct addrmap *m, const struct am_entry *e, uint32_t owner,
-			  uint64_t pos)
+static inline void am_use(struct addrmap *m, struct am_entry *e, uint32_t owner, uint64_t pos)
 {
-	if (m->users)
-		m->users[e - m->slots] = (struct am_user){ .owner = owner, .pos = pos };
+	if (am_has_users(m))
+		*(struct am_user *)(e + 1) = (struct am_user){ .owner = owner, .pos = pos };
 }
 
 /* The entry for addr, or NULL. */
 static inline struct am_entry *am_find(const struct addrmap *m, uint64_t addr)
 {
 	for (size_t i = am_slot(m, addr);;) {
-		struct am_entry *e = &m->slots[i];
+		struct am_entry *e = am_at(m, i);
 		if (e->addr == addr)
 			return e;
 		if (!e->addr)
@@ -143,7 +157,7 @@ static inline struct am_entry *am_get(struct addrmap *m, uint64_t addr)
 {
 	struct am_entry *e, *dead = NULL;
 	for (size_t i = am_slot(m, addr);;) {
-		e = &m->slots[i];
+		e = am_at(m, i);
 		if (e->addr == addr)
 			return e;
 		if (!e->addr)
