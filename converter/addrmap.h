@@ -25,9 +25,9 @@
 #define AM_MAX_OBJECTS ((1ull << 39) - 1)
 #define AM_SIZE_BIG ((1u << 22) - 1) /* size field: the size is in the big list */
 
-/* 16 bytes, four to a cache line, none across two: a probe mostly touches
- * one line, the one prefetched.  The map is the converter's main source of
- * cache misses and its memory. */
+/* 16 bytes: a one-thread trace's table holds four to a cache line, none
+ * across two, so a probe mostly touches one line, the one prefetched.  The
+ * map is the converter's main source of cache misses and its memory. */
 struct am_entry {
 	uint64_t addr;       /* 0: empty slot (NULL is never stored) */
 	uint64_t obj : 39;   /* live: object index; freed: the record that freed it */
@@ -39,11 +39,10 @@ struct am_entry {
 };
 
 /* Who used an entry's block last: in the slot, just after the entry, for
- * traces of more than one thread only.  With one, the owner is always
- * thread 0 and no handoff is ever asked for, and a slot of 16 bytes
- * instead of 24 never straddles two cache lines.  (In a table of its own,
- * slot for slot, it cost a second line an op: perl's trace 13.8 -> 12.5
- * M calls/CPU s.) */
+ * traces of more than one thread only (in a table of its own, slot for
+ * slot, it cost a second random line an op).  With one thread, the owner
+ * is always thread 0 and no handoff is ever asked for, and a slot of 16
+ * bytes instead of 24 never straddles two cache lines. */
 struct am_user {
 	uint64_t owner : 22; /* live: source thread that allocated or last used it;
 				freed: the one that freed it */
@@ -94,8 +93,7 @@ static inline int am_has_users(const struct addrmap *m)
 /* Starts loading addr's first slot into the cache: its first line, and
  * for a 24-byte slot its last (a slot in four straddles two lines).  The
  * empty asm uses the slot: without it gcc 12 -O2 dropped both prefetches
- * as dead code (objdump: none left in the loop), and the map's loads then
- * waited for memory, twice the time on CPython's trace. */
+ * as dead code (objdump: none left in the loop). */
 static inline void am_prefetch(const struct addrmap *m, uint64_t addr)
 {
 	const char *p = (const char *)am_at(m, am_slot(m, addr));
