@@ -259,9 +259,10 @@ struct am_entry *am_add(struct addrmap *m, uint64_t addr)
 	return am_get(m, addr);
 }
 
-/* ---- sizes of 16 MiB and more ----
- * Few such blocks are live at once (each is 16 MiB of the program's
- * memory), so a list searched from its end is enough. */
+/* ---- sizes of 4 MiB and more ----
+ * Few such blocks are live at once (each is 4 MiB of the program's
+ * memory, a thousand of them 4 GiB), so a list searched from its end is
+ * enough. */
 
 static struct am_big *find_big(const struct addrmap *m, uint64_t addr)
 {
