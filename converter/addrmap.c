@@ -1,8 +1,10 @@
 /*
  * addrmap.c - open-addressing hash from address to block (see addrmap.h).
  *
- * Linear probing over 24-byte slots.  A free leaves its entry in place,
- * dead: shifting the entries behind it back at each free cost perl's
+ * Linear probing over slots of 16 bytes (an entry), or of 24 (an entry
+ * and its am_user) when the trace has more than one thread: the bound's
+ * 40 bytes a live block then buy 2.5 or 1.7 slots.  A free leaves its
+ * entry in place, dead: shifting the entries behind it back at each free cost perl's
  * corpus trace 14% of trace2wl's time, and the address's next allocation,
  * often soon, finds the entry ready.  When the entries in use reach the
  * table's limit, one sweep takes the dead ones out (sweep below), and the
@@ -17,7 +19,8 @@
  * is left to the rest (perl's trace: 16-18 MiB of trace windows, stream
  * buffers and freed object numbers).  Large tables are then rehashed a
  * few times instead of at every quarter, and are less full (CPython's
- * 1.46 M live blocks: 7 growths to 56 MiB instead of 13 to 46 MiB).  It
+ * 1.46 M live blocks, in 24-byte slots: 7 growths to 56 MiB instead of
+ * 13 to 46 MiB; in 16-byte ones the table ends at 32 MiB).  It
  * grows in place: mremap extends the mapping without copying, and the
  * entries are rehashed where they are, so at no moment are two tables
  * resident.
@@ -38,20 +41,16 @@
 #define MAX_GROWTH 4
 #define HUGE_PAGE (2u << 20)
 
-static size_t bytes_of(size_t n)
-{
-	return n * sizeof(struct am_entry);
-}
-
 /* Large tables are asked for in huge pages where the kernel offers them on
  * request: a probe is a random access, and a TLB miss on top of each cache
  * miss showed in the converter's time. */
-static void advise_huge(struct addrmap *m)
+static void advise_huge(void *p, size_t bytes)
 {
 #ifdef MADV_HUGEPAGE
-	madvise(m->slots, bytes_of(m->n), MADV_HUGEPAGE);
+	madvise(p, bytes, MADV_HUGEPAGE);
 #else
-	(void)m;
+	(void)p;
+	(void)bytes;
 #endif
 }
 
@@ -59,16 +58,19 @@ static void advise_huge(struct addrmap *m)
  * double within DOUBLING_BYTES, then 3/4. */
 static void set_limit(struct addrmap *m)
 {
-	m->limit = bytes_of(2 * m->n) <= DOUBLING_BYTES ? m->n / 2 : m->n / 4 * 3;
+	m->limit = 2 * m->n * m->stride <= DOUBLING_BYTES ? m->n / 2 : m->n / 4 * 3;
 }
 
 /* The table comes straight from mmap, so that it can grow in place with
  * mremap; fresh anonymous pages are already zero (empty slots). */
-int am_init(struct addrmap *m)
+int am_init(struct addrmap *m, size_t threads)
 {
-	*m = (struct addrmap){ .n = MIN_SLOTS };
-	void *p = mmap(NULL, bytes_of(m->n), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		       -1, 0);
+	*m = (struct addrmap){
+		.n = MIN_SLOTS,
+		.stride = sizeof(struct am_entry) + (threads > 1 ? sizeof(struct am_user) : 0),
+	};
+	void *p = mmap(NULL, m->n * m->stride, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return -1;
 	m->slots = p;
@@ -79,7 +81,7 @@ int am_init(struct addrmap *m)
 void am_free(struct addrmap *m)
 {
 	if (m->slots)
-		munmap(m->slots, bytes_of(m->n));
+		munmap(m->slots, m->n * m->stride);
 	m->slots = NULL;
 	free(m->big);
 	m->big = NULL;
@@ -90,22 +92,46 @@ static inline size_t next_slot(const struct addrmap *m, size_t i)
 	return i + 1 == m->n ? 0 : i + 1;
 }
 
-/* Puts e, not yet at its place after a growth, where it belongs: slots
+/* A slot's bytes, held while it moves. */
+struct slot_copy {
+	struct am_entry e;
+	struct am_user u;
+};
+
+/* Field by field: a memcpy of the stride was a call into libc a slot. */
+static void copy_out(const struct addrmap *m, struct slot_copy *s, size_t i)
+{
+	const struct am_entry *e = am_at(m, i);
+	s->e = *e;
+	if (am_has_users(m))
+		s->u = *(const struct am_user *)(e + 1);
+}
+
+static void copy_in(struct addrmap *m, size_t i, const struct slot_copy *s)
+{
+	struct am_entry *e = am_at(m, i);
+	*e = s->e;
+	if (am_has_users(m))
+		*(struct am_user *)(e + 1) = s->u;
+}
+
+/* Puts s, not yet at its place after a growth, where it belongs: slots
  * already placed are passed over, one not yet placed is taken over and its
  * entry placed in turn.  A placed entry only ever passed over placed
  * (occupied, never emptied) slots, so every probe still finds it. */
-static void place(struct addrmap *m, struct am_entry e)
+static void place(struct addrmap *m, struct slot_copy s)
 {
 	for (;;) {
-		size_t i = am_slot(m, e.addr);
-		while (m->slots[i].addr && m->slots[i].moved)
+		size_t i = am_slot(m, s.e.addr);
+		while (am_at(m, i)->addr && am_at(m, i)->moved)
 			i = next_slot(m, i);
-		struct am_entry displaced = m->slots[i];
-		e.moved = 1;
-		m->slots[i] = e;
-		if (!displaced.addr)
+		struct slot_copy displaced;
+		copy_out(m, &displaced, i);
+		s.e.moved = 1;
+		copy_in(m, i, &s);
+		if (!displaced.e.addr)
 			return;
-		e = displaced;
+		s = displaced;
 	}
 }
 
@@ -114,7 +140,7 @@ static void place(struct addrmap *m, struct am_entry e)
  * many; m->n where that is no more. */
 static size_t next_size(const struct addrmap *m)
 {
-	size_t n = m->n, allowed = (GROWTH_SLACK + BYTES_PER_LIVE * m->used) / sizeof(struct am_entry);
+	size_t n = m->n, allowed = (GROWTH_SLACK + BYTES_PER_LIVE * m->used) / m->stride;
 	if (allowed > MAX_GROWTH * n)
 		allowed = MAX_GROWTH * n;
 	return allowed > n ? allowed : n;
@@ -128,29 +154,31 @@ static size_t next_size(const struct addrmap *m)
  * choice of address had none: on CPython's trace 16 of 46 MiB were huge
  * pages, the rest paid a TLB miss on top of each probe's cache miss.
  */
-static void *remap_aligned(void *old, size_t n, size_t bigger)
+static void *remap_aligned(void *old, size_t bytes, size_t more)
 {
-	void *p = mremap(old, bytes_of(n), bytes_of(bigger), 0);
+	void *p = mremap(old, bytes, more, 0);
 	if (p != MAP_FAILED)
 		return p;
-	size_t len = bytes_of(bigger) + HUGE_PAGE;
+	size_t len = more + HUGE_PAGE;
 	uint8_t *area = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (area == MAP_FAILED)
-		return mremap(old, bytes_of(n), bytes_of(bigger), MREMAP_MAYMOVE);
+		return mremap(old, bytes, more, MREMAP_MAYMOVE);
 	uint8_t *start = (uint8_t *)(((uintptr_t)area + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
-	p = mremap(old, bytes_of(n), bytes_of(bigger), MREMAP_MAYMOVE | MREMAP_FIXED, start);
+	p = mremap(old, bytes, more, MREMAP_MAYMOVE | MREMAP_FIXED, start);
 	if (p == MAP_FAILED) {
 		munmap(area, len);
-		return mremap(old, bytes_of(n), bytes_of(bigger), MREMAP_MAYMOVE);
+		return mremap(old, bytes, more, MREMAP_MAYMOVE);
 	}
 	/* The reservation's ends that the table does not cover go back. */
 	if (start > area)
 		munmap(area, (size_t)(start - area));
-	uint8_t *end = start + bytes_of(bigger), *area_end = area + len;
+	uint8_t *end = start + more, *area_end = area + len;
 	if (area_end > end)
 		munmap(end, (size_t)(area_end - end));
 	return p;
 }
+
+
 
 /* The old slots keep their entries and the new ones are zero, then each
  * entry is moved to its place for the new size, the last slot's first.
@@ -164,22 +192,24 @@ static void *remap_aligned(void *old, size_t n, size_t bigger)
 static int grow(struct addrmap *m, size_t bigger)
 {
 	size_t n = m->n;
-	void *p = remap_aligned(m->slots, n, bigger);
+	void *p = remap_aligned(m->slots, n * m->stride, bigger * m->stride);
 	if (p == MAP_FAILED)
 		return -1;
 	m->slots = p;
 	m->n = bigger;
 	set_limit(m);
-	advise_huge(m);
+	advise_huge(p, bigger * m->stride);
 	for (size_t i = n; i-- > 0;) {
-		struct am_entry e = m->slots[i];
-		if (e.addr && !e.moved) {
-			m->slots[i] = (struct am_entry){ 0 };
-			place(m, e);
+		struct am_entry *e = am_at(m, i);
+		if (e->addr && !e->moved) {
+			struct slot_copy s;
+			copy_out(m, &s, i);
+			*e = (struct am_entry){ 0 };
+			place(m, s);
 		}
 	}
 	for (size_t i = 0; i < bigger; i++)
-		m->slots[i].moved = 0;
+		am_at(m, i)->moved = 0;
 	return 0;
 }
 
@@ -191,10 +221,10 @@ static int grow(struct addrmap *m, size_t bigger)
 static void sweep(struct addrmap *m)
 {
 	size_t start = 0;
-	while (m->slots[start].addr)
+	while (am_at(m, start)->addr)
 		start++;
 	for (size_t i = next_slot(m, start); i != start; i = next_slot(m, i)) {
-		struct am_entry *e = &m->slots[i];
+		struct am_entry *e = am_at(m, i);
 		if (!e->addr)
 			continue;
 		if (am_dead(e)) {
@@ -203,10 +233,12 @@ static void sweep(struct addrmap *m)
 			continue;
 		}
 		size_t j = am_slot(m, e->addr);
-		while (j != i && m->slots[j].addr)
+		while (j != i && am_at(m, j)->addr)
 			j = next_slot(m, j);
 		if (j != i) {
-			m->slots[j] = *e;
+			struct slot_copy s;
+			copy_out(m, &s, i);
+			copy_in(m, j, &s);
 			*e = (struct am_entry){ 0 };
 		}
 	}
@@ -227,9 +259,10 @@ struct am_entry *am_add(struct addrmap *m, uint64_t addr)
 	return am_get(m, addr);
 }
 
-/* ---- sizes of 16 MiB and more ----
- * Few such blocks are live at once (each is 16 MiB of the program's
- * memory), so a list searched from its end is enough. */
+/* ---- sizes of 4 MiB and more ----
+ * Few such blocks are live at once (each is 4 MiB of the program's
+ * memory, a thousand of them 4 GiB), so a list searched from its end is
+ * enough. */
 
 static struct am_big *find_big(const struct addrmap *m, uint64_t addr)
 {

@@ -8,8 +8,9 @@
  * the dead are swept out (addrmap.c): allocators hand a freed address
  * out again soon, and its next allocation then finds the entry where its
  * free left it.  The table is sized by the live set alone: at most 8 MiB
- * + 40 bytes per block live at the trace's peak (24-byte entries, grown
- * in place, each time to what that allows).
+ * + 40 bytes per block live at the trace's peak (16-byte entries, 24
+ * with their am_user for a trace of more than one thread, grown in place,
+ * each time to what that allows).
  * A dead entry keeps who freed its block, so that a second free of the
  * address, while the entry is there, is reported as a double free with
  * both record numbers.
@@ -21,22 +22,31 @@
 #include <stdint.h>
 
 #define AM_MAX_THREADS (1u << 22)
-#define AM_MAX_OBJECTS ((1ull << 40) - 1)
-#define AM_SIZE_BIG ((1u << 24) - 1) /* size field: the size is in the big list */
+#define AM_MAX_OBJECTS ((1ull << 39) - 1)
+#define AM_SIZE_BIG ((1u << 22) - 1) /* size field: the size is in the big list */
 
-/* 24 bytes: a probe mostly touches one cache line, and the map is the
- * converter's main source of cache misses and its memory. */
+/* 16 bytes: a one-thread trace's table holds four to a cache line, none
+ * across two, so a probe mostly touches one line, the one prefetched.  The
+ * map is the converter's main source of cache misses and its memory. */
 struct am_entry {
 	uint64_t addr;       /* 0: empty slot (NULL is never stored) */
-	uint64_t obj : 40;   /* live: object index; freed: the record that freed it */
-	uint64_t owner : 22; /* live: source thread that allocated or last used it;
-				freed: the one that freed it */
+	uint64_t obj : 39;   /* live: object index; freed: the record that freed it */
+	uint64_t size : 22;  /* live: requested bytes, or AM_SIZE_BIG; dead: 1 where
+				a free left it (freed), else 0 */
 	uint64_t live : 1;   /* neither live nor wanted: dead, swept out when full */
 	uint64_t wanted : 1; /* a thread is held until this address is allocated */
-	uint64_t pos : 39;   /* live: owner's stream length just after its last use;
-				dead: 1 where a free left it (freed), else 0 */
-	uint64_t size : 24;  /* live: requested bytes, or AM_SIZE_BIG */
 	uint64_t moved : 1;  /* only while growing: already at its new place */
+};
+
+/* Who used an entry's block last: in the slot, just after the entry, for
+ * traces of more than one thread only (in a table of its own, slot for
+ * slot, it cost a second random line an op).  With one thread, the owner
+ * is always thread 0 and no handoff is ever asked for, and a slot of 16
+ * bytes instead of 24 never straddles two cache lines. */
+struct am_user {
+	uint64_t owner : 22; /* live: source thread that allocated or last used it;
+				freed: the one that freed it */
+	uint64_t pos : 39;   /* live: owner's stream length just after its last use */
 };
 
 /* A live block of AM_SIZE_BIG bytes or more (rare: a handful at a time). */
@@ -45,7 +55,8 @@ struct am_big {
 };
 
 struct addrmap {
-	struct am_entry *slots;
+	struct am_entry *slots; /* n slots of `stride` bytes: am_at */
+	size_t stride;      /* an am_entry, and an am_user for more threads */
 	size_t n;           /* slots: any number, grown by a quarter at a time */
 	size_t limit;       /* entries that make the table grow (see addrmap.c) */
 	size_t used, live;  /* entries in use (dead ones too), and the live ones */
@@ -54,7 +65,8 @@ struct addrmap {
 	size_t nbig, big_cap;
 };
 
-int am_init(struct addrmap *m);
+/* threads: the trace's; one needs no am_user. */
+int am_init(struct addrmap *m, size_t threads);
 void am_free(struct addrmap *m);
 
 /* Fibonacci hashing of the address without its alignment bits, scaled to
@@ -66,17 +78,55 @@ static inline size_t am_slot(const struct addrmap *m, uint64_t addr)
 	return (size_t)(((unsigned __int128)h * m->n) >> 64);
 }
 
-/* Starts loading addr's first slot into the cache. */
+/* Slot i's entry. */
+static inline struct am_entry *am_at(const struct addrmap *m, size_t i)
+{
+	return (struct am_entry *)((char *)m->slots + i * m->stride);
+}
+
+/* Whether slots hold an am_user after their entry. */
+static inline int am_has_users(const struct addrmap *m)
+{
+	return m->stride > sizeof(struct am_entry);
+}
+
+/* Starts loading addr's first slot into the cache: its first line, and
+ * for a 24-byte slot its last (a slot in four straddles two lines).  The
+ * empty asm uses the slot: without it gcc 12 -O2 dropped both prefetches
+ * as dead code (objdump: none left in the loop). */
 static inline void am_prefetch(const struct addrmap *m, uint64_t addr)
 {
-	__builtin_prefetch(&m->slots[am_slot(m, addr)]);
+	const char *p = (const char *)am_at(m, am_slot(m, addr));
+	__builtin_prefetch(p);
+	if (am_has_users(m))
+		__builtin_prefetch(p + m->stride - 1);
+	__asm__("" : : "r"(p));
+}
+
+/* The source thread that used e's block last (live) or freed it (dead). */
+static inline uint32_t am_owner(const struct addrmap *m, const struct am_entry *e)
+{
+	return am_has_users(m) ? (uint32_t)((const struct am_user *)(e + 1))->owner : 0;
+}
+
+/* The owner's stream length just after its last use of e's live block. */
+static inline uint64_t am_pos(const struct addrmap *m, const struct am_entry *e)
+{
+	return am_has_users(m) ? ((const struct am_user *)(e + 1))->pos : 0;
+}
+
+/* e's block was used last by thread owner, whose stream then had pos ops. */
+static inline void am_use(struct addrmap *m, struct am_entry *e, uint32_t owner, uint64_t pos)
+{
+	if (am_has_users(m))
+		*(struct am_user *)(e + 1) = (struct am_user){ .owner = owner, .pos = pos };
 }
 
 /* The entry for addr, or NULL. */
 static inline struct am_entry *am_find(const struct addrmap *m, uint64_t addr)
 {
 	for (size_t i = am_slot(m, addr);;) {
-		struct am_entry *e = &m->slots[i];
+		struct am_entry *e = am_at(m, i);
 		if (e->addr == addr)
 			return e;
 		if (!e->addr)
@@ -105,7 +155,7 @@ static inline struct am_entry *am_get(struct addrmap *m, uint64_t addr)
 {
 	struct am_entry *e, *dead = NULL;
 	for (size_t i = am_slot(m, addr);;) {
-		e = &m->slots[i];
+		e = am_at(m, i);
 		if (e->addr == addr)
 			return e;
 		if (!e->addr)
@@ -131,7 +181,8 @@ static inline struct am_entry *am_get(struct addrmap *m, uint64_t addr)
  * waits for it any more.  -1 when out of memory.  The entry is written
  * whole, as two words: setting its bit-fields one by one stored bytes
  * that the next field's wider load then waited for (store forwarding
- * fails on a partial overlap): 17% of the loop's perf samples on CPython. */
+ * fails on a partial overlap): 17% of the loop's perf samples on CPython,
+ * with the am_user fields then in the entry. */
 int am_add_big(struct addrmap *m, uint64_t addr, uint64_t size);
 static inline int am_set_live(struct addrmap *m, struct am_entry *e, uint64_t size, uint64_t obj,
 			      uint32_t owner, uint64_t pos)
@@ -141,11 +192,10 @@ static inline int am_set_live(struct addrmap *m, struct am_entry *e, uint64_t si
 	*e = (struct am_entry){
 		.addr = e->addr,
 		.obj = obj,
-		.owner = owner,
-		.live = 1,
-		.pos = pos,
 		.size = size < AM_SIZE_BIG ? size : AM_SIZE_BIG,
+		.live = 1,
 	};
+	am_use(m, e, owner, pos);
 	if (++m->live > m->peak_live)
 		m->peak_live = m->live;
 	return 0;
@@ -171,22 +221,20 @@ static inline void am_unset_live(struct addrmap *m, struct am_entry *e)
 /* e's live block is freed by source thread `by` at its record recno: the
  * entry stays, dead, and says so (a record number past AM_MAX_OBJECTS is
  * not kept: a second free is then reported as of an unknown block).
- * Returns the block's requested size.  pos is stored apart from the rest:
- * gcc merges stores of adjacent bit-fields, and merged with owner's it
- * became an 8-byte load and store at byte 13, across the 8 bytes just
- * stored at byte 8, a load that waited for that store to reach the cache
- * (8% of cc1plus's perf samples on that line). */
+ * Returns the block's requested size.  The entry is written whole, as
+ * am_set_live's is. */
 static inline uint64_t am_release(struct addrmap *m, struct am_entry *e, uint32_t by,
 				  uint64_t recno)
 {
 	uint64_t size = am_size(m, e);
 	if (e->size == AM_SIZE_BIG)
 		am_unset_big(m, e->addr);
-	e->pos = recno <= AM_MAX_OBJECTS;
-	__asm__("" : "+m"(*e)); /* no merging across */
-	e->obj = recno;
-	e->owner = by;
-	e->live = 0;
+	*e = (struct am_entry){
+		.addr = e->addr,
+		.obj = recno,
+		.size = recno <= AM_MAX_OBJECTS,
+	};
+	am_use(m, e, by, 0);
 	m->live--;
 	return size;
 }
@@ -194,7 +242,7 @@ static inline uint64_t am_release(struct addrmap *m, struct am_entry *e, uint32_
 /* Whether e is dead where a free left it (am_release). */
 static inline int am_freed_here(const struct am_entry *e)
 {
-	return am_dead(e) && e->pos;
+	return am_dead(e) && e->size;
 }
 
 #endif

@@ -118,7 +118,7 @@ static void report_bad_free(struct conv *c, const struct src *x, uint64_t addr)
 	c->res.double_frees++;
 	conv_warn(c, "double free of 0x%" PRIx64 " at record %" PRIu32 ":%" PRIu64
 		  " (freed at %" PRIu32 ":%" PRIu64 ")", addr, x->tid, x->recno,
-		  c->src[f->owner].tid, (uint64_t)f->obj);
+		  c->src[am_owner(&c->map, f)].tid, (uint64_t)f->obj);
 }
 
 /*
@@ -168,8 +168,7 @@ static int obj_give(struct conv *c, struct src *x, uint64_t obj)
  * block's last user, not its allocator, is what the next handoff waits on. */
 static void use(struct conv *c, uint32_t s, struct am_entry *e)
 {
-	e->owner = s;
-	e->pos = c->src[s].ops;
+	am_use(&c->map, e, s, c->src[s].ops);
 }
 
 /* e, the entry of the address s's call returned, now holds object obj. */
@@ -241,7 +240,7 @@ static int step(struct conv *c, uint32_t s, enum step *how)
 	}
 	if (in) {
 		op.old_obj = old->obj;
-		if (old->owner != s && emit_handoff(c, s, old) < 0)
+		if (am_owner(&c->map, old) != s && emit_handoff(c, s, old) < 0)
 			return -1;
 	}
 	if (out && (op.new_obj = obj_take(c, x)) > AM_MAX_OBJECTS)
@@ -404,7 +403,7 @@ static int setup(struct conv *c, const struct conv_opts *o)
 	c->parked = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->parked);
 	c->holding = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->holding);
 	c->woken = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->woken);
-	if (!c->src || !c->heap || !c->parked || !c->holding || !c->woken || am_init(&c->map) < 0)
+	if (!c->src || !c->heap || !c->parked || !c->holding || !c->woken || am_init(&c->map, c->nsrc) < 0)
 		return mt_error_set(c->e, c->in_name, "out of memory for %zu threads", c->nsrc);
 	for (size_t s = 0; s < c->nsrc; s++) {
 		struct src *x = &c->src[s];

@@ -70,9 +70,10 @@ int emit_handoff(struct conv *c, uint32_t s, const struct am_entry *obj)
 {
 	if (emit_stream(c, s) < 0)
 		return -1;
-	if (mt_vc_get(&c->clocks, &c->src[s].known, obj->owner) >= obj->pos)
+	uint32_t owner = am_owner(&c->map, obj);
+	if (mt_vc_get(&c->clocks, &c->src[s].known, owner) >= am_pos(&c->map, obj))
 		return 0;
-	return wait_for(c, s, obj->owner);
+	return wait_for(c, s, owner);
 }
 
 /* A thread with no records left only ever gets signals now and then: its
