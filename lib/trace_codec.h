@@ -313,10 +313,9 @@ static inline __attribute__((always_inline)) void mt_pack_tag(uint8_t *dst,
 static inline __attribute__((always_inline)) size_t mt_rec_encode_body(uint8_t *dst,
 									 struct mt_codec_state *s,
 									 const struct mt_rec *r,
-									 int stamp, uint8_t *head)
+									 int stamp, int stacks,
+									 uint8_t *head)
 {
-	/* Read once: the stores below may alias *s, as far as the compiler knows. */
-	int stacks = s->stacks;
 	unsigned call = r->call, f = mt_call_field_set(call), bit = mt_stamp_bit(call);
 	unsigned tag_bytes = mt_tag_bytes(call, stacks);
 	struct mt_packer k = { dst + 1 + tag_bytes, 0, 0 };
@@ -374,7 +373,11 @@ static inline size_t mt_stamp_encode(uint8_t *dst, struct mt_codec_state *s, uin
 /*
  * Encodes r, with r->ts as its time when `stamp` (in the head's bit, or by
  * a stamp record before it for the calls without one); without, the record
- * carries the window's last stamp.  Returns the bytes written; *first is
+ * carries the window's last stamp.  `stacks` is s->stacks, read by the
+ * caller: once, as the encoder's stores may alias *s as far as the
+ * compiler knows, or a constant where the caller knows it (the recorder's
+ * fast path, which takes no allocating call with stacks), so that the
+ * stack field's code goes.  Returns the bytes written; *first is
  * the first byte, NOT stored, to be stored last as mt_rec_encode_body's
  * head.  dst must have MT_RECORD_MAX bytes.  A time before the window's
  * last stamp wraps around in the delta and back in the decoder.
@@ -382,13 +385,13 @@ static inline size_t mt_stamp_encode(uint8_t *dst, struct mt_codec_state *s, uin
 static inline __attribute__((always_inline)) size_t mt_rec_encode(uint8_t *dst,
 								    struct mt_codec_state *s,
 								    const struct mt_rec *r, int stamp,
-								    uint8_t *first)
+								    int stacks, uint8_t *first)
 {
 	uint8_t *rec = dst;
 	int in_head = stamp && mt_stamp_bit(r->call);
 	if (stamp && !in_head)
 		rec += mt_stamp_encode(dst, s, r->ts);
-	size_t n = mt_rec_encode_body(rec, s, r, in_head, first);
+	size_t n = mt_rec_encode_body(rec, s, r, in_head, stacks, first);
 	if (rec != dst) {
 		*rec = *first; /* published by the stamp's byte, stored last */
 		*first = MT_HEAD_STAMP;

@@ -79,7 +79,7 @@ void mt_record_slow(struct mt_rec r)
 	unsigned e = __atomic_load_n(&mt_rec_epoch, __ATOMIC_RELAXED);
 	if ((!e || e != t->epoch || t->cur > t->limit) && !mt_record_window(t, e))
 		goto out;
-	mt_record_commit(t, &r, ts, stamp);
+	mt_record_commit(t, &r, ts, stamp, t->codec.stacks);
 out:
 	t->last_freed = mt_call_has_in(r.call) ? r.ptr_in : 0;
 	mt_compiler_barrier();
