@@ -79,10 +79,12 @@ struct mt_rec {
 struct mt_codec_state {
 	uint64_t last_ts;
 	uint64_t last_ptr;
-	uint64_t last_stack;
+	/* Before last_stack: the recorder's fast path reads it on every
+	 * call, last_stack only with stacks (sdt/rec_thread.h, mt_tls). */
 	uint8_t stacks;   /* the trace's allocating records carry a stack */
 	uint8_t ts_each;  /* version 2: every record's body starts with its time */
 	uint8_t varints;  /* versions 1 to 3: fields are varints, no tag */
+	uint64_t last_stack;
 	/* By head call (MT_HEAD_STAMP included), for the decoder: its tag's
 	 * bits (mt_tag_bits) and its stamp bit (mt_stamp_bit), a load each
 	 * where working them out at each record cost the decoder about 50
