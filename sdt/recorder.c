@@ -34,9 +34,6 @@ extern char **environ;
 #include "rec_thread.h"
 #include "recorder.h"
 
-unsigned mt_rec_epoch = MT_EPOCH_UNDECIDED;
-unsigned mt_rec_glibc_mask;
-int mt_precise_time;
 struct mt_owner mt_block_owner[MT_OWNER_SLOTS];
 static uint32_t last_token;
 
