@@ -70,7 +70,9 @@ ALWAYS_INLINE void complete_rec(struct mt_rec *r)
 	}
 	if (!r->ptr_in && mt_call_has_in(r->call))
 		r->flags |= MT_RF_NULL_IN;
-	if (r->ptr_out) {
+	/* Expected: the block's flags and usable size then lie on the fast
+	 * path's lines, not on a far line it jumps to on nearly every call. */
+	if (__builtin_expect(r->ptr_out != 0, 1)) {
 		r->flags |= mt_next_flags((void *)r->ptr_out);
 		r->usable = mt_next_usable((void *)r->ptr_out);
 	} else {
@@ -129,7 +131,7 @@ ALWAYS_INLINE void free_enter(struct mt_glibc_probe_state *gs, unsigned call, vo
 }
 
 /* malloc(size), valloc(size), pvalloc(size). */
-#define SIZE_CALL(name, CALL, heat)                                                           \
+#define SIZE_CALL(name, CALL, heat)                                                       \
 	WATCHED void *name##_derived(size_t size)                                         \
 	{                                                                                 \
 		struct mt_glibc_probe_state gs;                                           \
@@ -160,7 +162,7 @@ ALWAYS_INLINE void free_enter(struct mt_glibc_probe_state *gs, unsigned call, vo
 
 /* calloc(nmemb, size), memalign(align, size), aligned_alloc(align, size):
  * `field` is the record field the first argument goes to. */
-#define PAIR_CALL(name, CALL, field, heat)                                                    \
+#define PAIR_CALL(name, CALL, field, heat)                                                \
 	WATCHED void *name##_derived(size_t field, size_t size)                           \
 	{                                                                                 \
 		struct mt_glibc_probe_state gs;                                           \
@@ -175,7 +177,7 @@ ALWAYS_INLINE void free_enter(struct mt_glibc_probe_state *gs, unsigned call, vo
 					      .size = size });                            \
 		return p;                                                                 \
 	}                                                                                 \
-	RECORD_MAKER heat void *name##_record(void *p, size_t field, size_t size)           \
+	RECORD_MAKER heat void *name##_record(void *p, size_t field, size_t size)         \
 	{                                                                                 \
 		return record_fast((struct mt_rec){ .call = CALL, .ptr_out = U(p),        \
 							    .field = field, .size = size }) \
