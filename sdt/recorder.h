@@ -158,6 +158,16 @@ void mt_record_slow(struct mt_rec r);
  * bench/alloc_heavy, where the walk reuses the outer frames of the last
  * one (rec_stack_memo.c; callgrind, docs/BENCHMARKS.md).
  *
+ * Cache lines, which a program whose own code and data evict ours between
+ * two calls (cc1plus) fetches again: the wrapper's and its record maker's
+ * code, side by side in .text.hot (interpose.c: malloc's about 10 lines,
+ * free's 7), and six lines of data: the globals' line (rec_hot.c),
+ * mt_next's, the GOT entry of mt_tls's offset, mt_tls's first line, the
+ * block's owner slot (allocations) and the window's line.  On cc1plus a
+ * call then costs about 130 instructions in the kit's code, and 1.9 more
+ * I1 misses and 0.4 more D1 read misses than untraced (callgrind,
+ * docs/BENCHMARKS.md, issue #15's sixth round).
+ *
  * Re-entry: calls that arrive while this thread is inside the recorder -
  * from our own use of libc, or from a signal handler that interrupted a
  * record - go straight to the allocator and are counted as dropped.
