@@ -86,7 +86,10 @@ Columns:
   rec ns/call     time recording adds per call, from CPU time: (fastest
                   recorded cpu - fastest untraced cpu) / calls, of as
                   many runs each
-  (med)           the same from the median runs' CPU times
+  (pairs)         the same as the median of paired differences: each
+                  recorded run's CPU time less that of the untraced run
+                  just before it, so that a load that drifts over minutes
+                  weighs on both runs of a pair alike
   noise           how far the untraced runs' CPU times spread: (slowest -
                   fastest) / calls; a rec ns/call within it of a target
                   is no verdict (more --runs narrow it)
@@ -326,7 +329,8 @@ measure() {
 	printf '%-9s %3s %10s %10s %7s %8s %10s %6s %6s %8s %12s\n' "$p" "$threads" "$calls" \
 		"$(fmt=%.2f calc "$best / 1e9")" "$(fmt=%.2f calc "$best_cpu / 1e9")" \
 		"$(calc "$prog_kb / 1024")" "$(per_call "($rec_cpu - $best_cpu) / $calls")" \
-		"$(per_call "($(median rec.cpus) - $(median plain.cpus)) / $calls")" \
+		"$(per_call "$(paste plain.cpus rec.cpus | awk '{ print $2 - $1 }' >pair.cpus &&
+			median pair.cpus) / $calls")" \
 		"$(per_call "$(spread plain.cpus) / $calls")" \
 		"$(per_call "($rec_ns - $best) / $calls")" "$(fmt=%.2f calc "$tbytes / $calls")" >rec.row
 	clock_ns=-
@@ -393,7 +397,7 @@ done
 echo
 echo "Recording (mtrace-record --no-children, trace in $dir)"
 printf '%-9s %3s %10s %10s %7s %8s %10s %6s %6s %8s %12s\n' program thr calls "untraced s" \
-	"cpu s" "prog MB" "rec ns/call" "(med)" noise "(wall)" "trace B/call"
+	"cpu s" "prog MB" "rec ns/call" "(pairs)" noise "(wall)" "trace B/call"
 for p in $programs; do [ ! -f "$work/$p/rec.row" ] || cat "$work/$p/rec.row"; done
 echo
 echo "Conversion (trace2wl) and replay (trace_run --touch=none, glibc${rt:+, $rt})"
