@@ -86,6 +86,13 @@ Columns:
   rec ns/call     time recording adds per call, from CPU time: (fastest
                   recorded cpu - fastest untraced cpu) / calls, of as
                   many runs each
+  (pairs)         the same as the median of paired differences: each
+                  recorded run's CPU time less that of the untraced run
+                  just before it, so that a load that drifts over minutes
+                  weighs on both runs of a pair alike
+  noise           how far the untraced runs' CPU times spread: (slowest -
+                  fastest) / calls; a rec ns/call within it of a target
+                  is no verdict (more --runs narrow it)
   (wall)          the same from wall time
   trace B/call    trace file bytes / calls
   t2w M/s         million calls / trace2wl's CPU time; (wall): / its wall time
@@ -231,6 +238,12 @@ fastest() {
 	echo "$best_line" >"$fname.time"
 }
 
+# median FILE: the median of the numbers in FILE, one a line (of an even
+# count, the mean of the middle two).  spread FILE: their largest less
+# their smallest.
+median() { sort -n "$1" | awk '{ v[NR] = $1 } END { printf "%.0f\n", (v[int((NR + 1) / 2)] + v[int(NR / 2) + 1]) / 2 }'; }
+spread() { sort -n "$1" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print hi - lo }'; }
+
 # field FILE N: the Nth word of the file's first line.
 field() { awk -v n="$2" 'NR == 1 { print $n }' "$1"; }
 
@@ -277,12 +290,15 @@ measure() {
 	# keeps its fastest: a machine that drifts (or one slow run) then
 	# weighs on both alike, not on the recording alone.
 	best= best_cpu= rec_ns= rec_cpu=
+	: >plain.cpus
+	: >rec.cpus
 	for i in $(seq $((runs > 2 ? runs : 2))); do
 		say "$p: untraced run $i"
 		timed plain run_"$p" || { fail_row "the untraced run" plain; return 0; }
 		t=$(field plain.time 1)
 		[ -n "$best" ] && [ "$best" -le "$t" ] || best=$t
 		t=$(field plain.time 3)
+		echo "$t" >>plain.cpus
 		[ -n "$best_cpu" ] && [ "$best_cpu" -le "$t" ] || best_cpu=$t
 		prog_kb=$(field plain.time 2)
 		say "$p: recording, run $i"
@@ -292,6 +308,7 @@ measure() {
 		t=$(field rec.time 1)
 		[ -n "$rec_ns" ] && [ "$rec_ns" -le "$t" ] || rec_ns=$t
 		t=$(field rec.time 3)
+		echo "$t" >>rec.cpus
 		[ -n "$rec_cpu" ] && [ "$rec_cpu" -le "$t" ] || rec_cpu=$t
 	done
 	say "$p: converting"
@@ -312,9 +329,12 @@ measure() {
 	before_kb=$(json_num replay.out replayer_kb)
 	# Below this many calls, time per call is process start-up, not calls.
 	per_call() { if [ "$calls" -ge 100000 ]; then calc "$1"; else echo -; fi; }
-	printf '%-9s %3s %10s %10s %7s %8s %10s %8s %12s\n' "$p" "$threads" "$calls" \
+	printf '%-9s %3s %10s %10s %7s %8s %10s %6s %6s %8s %12s\n' "$p" "$threads" "$calls" \
 		"$(fmt=%.2f calc "$best / 1e9")" "$(fmt=%.2f calc "$best_cpu / 1e9")" \
 		"$(calc "$prog_kb / 1024")" "$(per_call "($rec_cpu - $best_cpu) / $calls")" \
+		"$(per_call "$(paste plain.cpus rec.cpus | awk '{ print $2 - $1 }' >pair.cpus &&
+			median pair.cpus) / $calls")" \
+		"$(per_call "$(spread plain.cpus) / $calls")" \
 		"$(per_call "($rec_ns - $best) / $calls")" "$(fmt=%.2f calc "$tbytes / $calls")" >rec.row
 	clock_ns=-
 	! grep -q '"clocked":true' replay.out ||
@@ -379,8 +399,8 @@ done
 [ -z "$skipped" ] || echo "  skipped (not installed):$skipped"
 echo
 echo "Recording (mtrace-record --no-children, trace in $dir)"
-printf '%-9s %3s %10s %10s %7s %8s %10s %8s %12s\n' program thr calls "untraced s" "cpu s" \
-	"prog MB" "rec ns/call" "(wall)" "trace B/call"
+printf '%-9s %3s %10s %10s %7s %8s %10s %6s %6s %8s %12s\n' program thr calls "untraced s" \
+	"cpu s" "prog MB" "rec ns/call" "(pairs)" noise "(wall)" "trace B/call"
 for p in $programs; do [ ! -f "$work/$p/rec.row" ] || cat "$work/$p/rec.row"; done
 echo
 echo "Conversion (trace2wl) and replay (trace_run --touch=none, glibc${rt:+, $rt})"

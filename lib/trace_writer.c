@@ -252,7 +252,7 @@ int mt_trace_writer_add(struct mt_trace_writer *w, uint32_t tid, const struct mt
 			return -1;
 	uint8_t *dst = th->buf + MT_WINDOW_HEADER_SIZE + th->used;
 	uint8_t head;
-	th->used += (uint32_t)mt_rec_encode(dst, &th->st, r, r->ts != th->st.last_ts, &head);
+	th->used += (uint32_t)mt_rec_encode(dst, &th->st, r, r->ts != th->st.last_ts, th->st.stacks, &head);
 	dst[0] = head;
 	th->count++;
 	if (r->ts > w->last_ts)

@@ -24,31 +24,9 @@
 #include "next_alloc.h"
 #include "recorder.h"
 
-/*
- * The semaphore.  <sys/sdt.h> wants one symbol per marker named
- * mtrace_NAME_semaphore; all are aliases of one counter, so the gate in
- * glibc_events.h reads one number, and a tracer attached to any derived
- * marker turns the whole deriver on.
- */
-__attribute__((section(".probes"), aligned(2), used, visibility("hidden")))
-volatile unsigned short mt_glibc_sem;
-
-#define SEMAPHORE(name)                                                             \
-	extern volatile unsigned short mtrace_##name##_semaphore MT_HIDDEN;          \
-	__asm__(".globl mtrace_" #name "_semaphore\n"                               \
-		".hidden mtrace_" #name "_semaphore\n"                              \
-		".set mtrace_" #name "_semaphore, mt_glibc_sem\n")
-
-SEMAPHORE(memory_sbrk_more);
-SEMAPHORE(memory_sbrk_less);
-SEMAPHORE(memory_arena_new);
-SEMAPHORE(memory_arena_reuse);
-SEMAPHORE(memory_heap_new);
-SEMAPHORE(memory_heap_more);
-SEMAPHORE(memory_heap_less);
-SEMAPHORE(memory_heap_free);
-SEMAPHORE(memory_mallopt);
-SEMAPHORE(memory_mallopt_free_dyn_thresholds);
+/* The markers' semaphores, all aliases of mt_glibc_sem (rec_hot.c). */
+#define SEMAPHORE(name) extern volatile unsigned short mtrace_##name##_semaphore MT_HIDDEN;
+MT_GLIBC_SEMAPHORES(SEMAPHORE)
 
 /*
  * One marker site per event, with glibc's argument types: pointers and

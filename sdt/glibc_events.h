@@ -34,8 +34,16 @@
 
 
 /* The semaphore of every derived marker (section .probes, where tracers
- * look for semaphores): the number of tracers attached to any of them. */
+ * look for semaphores): the number of tracers attached to any of them.
+ * <sys/sdt.h> wants one symbol per marker, mtrace_NAME_semaphore; all are
+ * aliases of this one counter (rec_hot.c), so the gate reads one number,
+ * and a tracer attached to any derived marker turns the whole deriver on.
+ * MT_GLIBC_SEMAPHORES(X) names those markers, X(NAME) each. */
 MT_HIDDEN extern volatile unsigned short mt_glibc_sem;
+#define MT_GLIBC_SEMAPHORES(X)                                                          \
+	X(memory_sbrk_more) X(memory_sbrk_less) X(memory_arena_new) X(memory_arena_reuse) \
+	X(memory_heap_new) X(memory_heap_more) X(memory_heap_less) X(memory_heap_free)    \
+	X(memory_mallopt) X(memory_mallopt_free_dyn_thresholds)
 
 /* One-time set-up (thresholds from the environment, the break as it is);
  * after the first time one load and a branch. */

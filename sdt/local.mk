@@ -7,7 +7,7 @@ noinst_LTLIBRARIES += sdt/libmtinterpose.la sdt/libmtwrappers.la
 sdt_libmtinterpose_la_SOURCES = \
 	sdt/glibc_events.h \
 	sdt/next_alloc.c sdt/next_compat.c sdt/next_alloc.h \
-	sdt/recorder.c sdt/recorder.h \
+	sdt/recorder.c sdt/recorder.h sdt/rec_hot.c \
 	sdt/rec_thread.c sdt/rec_thread.h sdt/rec_helper.c sdt/rec_helper.h \
 	sdt/rec_file.c sdt/rec_file.h sdt/rec_fd.h sdt/rec_sigbus.c \
 	sdt/rec_config.c sdt/rec_config.h sdt/rec_list.c sdt/rec_list.h \

@@ -25,7 +25,6 @@ unsigned char mt_boot_arena[MT_BOOT_ARENA_SIZE] __attribute__((aligned(64)));
 static size_t boot_used;
 static int resolve_state;
 
-enum mt_allocator mt_next_kind = MT_ALLOC_UNKNOWN;
 char mt_next_name[32];
 
 /*
@@ -155,7 +154,9 @@ static void boot_free_aligned_sized(void *p, size_t a, size_t n)
 }
 #endif
 
-struct mt_next mt_next = {
+/* A cache line of its own: a wrapper reads its pointer (the first four,
+ * malloc to realloc, share the line) on every call. */
+struct mt_next mt_next __attribute__((aligned(64))) = {
 	.malloc = boot_malloc,
 	.free = boot_free,
 	.calloc = boot_calloc,

@@ -86,7 +86,7 @@ static inline uint8_t mt_next_flags(const void *p)
 
 static inline size_t mt_next_usable(void *p)
 {
-	if (mt_next_kind == MT_ALLOC_GLIBC) {
+	if (__builtin_expect(mt_next_kind == MT_ALLOC_GLIBC, 1)) {
 		/* glibc's musable(): chunk size less the header, plus the next
 		 * chunk's prev_size word for chunks that are not mmapped. */
 		size_t h = mt_glibc_chunk_word(p);

@@ -61,20 +61,26 @@ struct mt_slot {
 	uint8_t stacks;       /* the window's file has MT_FHF_STACKS */
 };
 
+/*
+ * Each call reads and writes the fields up to and including codec.stacks,
+ * all in the first cache line (the struct is aligned to one): in a
+ * program whose own data pushes ours out of the cache between calls, that
+ * is one line to fetch again a call, not two.  The rest is the slow path's.
+ */
 struct mt_tls {
 	uint8_t *cur;         /* where the next record goes */
 	uint8_t *limit;       /* the slow path is due when cur > limit: at the
 				 window's middle (to ask for the next), then full */
-	uint8_t *full;        /* the window is full when cur > full */
-	struct mt_codec_state codec;
 	uint32_t count;       /* records in the current window */
 	unsigned epoch;       /* the window's recording; 0 = no window */
-	uint8_t busy;         /* inside the recorder: calls now are not recorded;
-				 MT_BUSY_INTERNAL: nor counted as dropped */
 	uint32_t token;       /* this thread's mark in the block owner table
 				 (recorder.h), non-zero and unique among live
 				 threads once it has had a window */
+	uint8_t busy;         /* inside the recorder: calls now are not recorded;
+				 MT_BUSY_INTERNAL: nor counted as dropped */
 	uint64_t last_freed;  /* the block this thread's last record passed in, 0 if none */
+	struct mt_codec_state codec;
+	uint8_t *full;        /* the window is full when cur > full */
 	struct mt_slot *slot;
 	/* Numbering of the thread's windows in one file (mt_file.serial).  A
 	 * recording resumed in the same file (after a failed exec) continues
@@ -82,7 +88,10 @@ struct mt_tls {
 	unsigned seq_file;
 	uint32_t seq;
 	uint64_t first_rec;
-};
+} __attribute__((aligned(64)));
+
+_Static_assert(__builtin_offsetof(struct mt_tls, codec.stacks) < 64,
+	       "the fast path's fields of mt_tls fit one cache line");
 
 /* mt_tls.busy of a thread that is the recorder's own (the helper), or of a
  * call the recorder makes whose allocations are libc's (pthread_create). */

@@ -34,9 +34,6 @@ extern char **environ;
 #include "rec_thread.h"
 #include "recorder.h"
 
-unsigned mt_rec_epoch = MT_EPOCH_UNDECIDED;
-unsigned mt_rec_glibc_mask;
-int mt_precise_time;
 struct mt_owner mt_block_owner[MT_OWNER_SLOTS];
 static uint32_t last_token;
 
@@ -79,7 +76,7 @@ void mt_record_slow(struct mt_rec r)
 	unsigned e = __atomic_load_n(&mt_rec_epoch, __ATOMIC_RELAXED);
 	if ((!e || e != t->epoch || t->cur > t->limit) && !mt_record_window(t, e))
 		goto out;
-	mt_record_commit(t, &r, ts, stamp);
+	mt_record_commit(t, &r, ts, stamp, t->codec.stacks);
 out:
 	t->last_freed = mt_call_has_in(r.call) ? r.ptr_in : 0;
 	mt_compiler_barrier();

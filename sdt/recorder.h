@@ -108,17 +108,19 @@ static inline __attribute__((always_inline)) int mt_record_stamped(struct mt_tls
 
 /*
  * Encodes r, stamped at ts if `stamp`, at the thread's window position and
- * commits it.  The thread is busy and its window open.
+ * commits it.  The thread is busy and its window open.  `stacks`: the
+ * window's t->codec.stacks, or 0 where the caller knows it is 0 for r
+ * (mt_rec_encode).
  */
 static inline __attribute__((always_inline)) void mt_record_commit(struct mt_tls *t,
 								     struct mt_rec *r, uint64_t ts,
-								     int stamp)
+								     int stamp, int stacks)
 {
 	/* TSCs of two cores may disagree a little, and a window opened after
 	 * the stamp was read. */
 	r->ts = ts > t->codec.last_ts ? ts : t->codec.last_ts;
 	uint8_t head;
-	size_t n = mt_rec_encode(t->cur, &t->codec, r, stamp, &head);
+	size_t n = mt_rec_encode(t->cur, &t->codec, r, stamp, stacks, &head);
 	/* The commit: until this byte is non-zero the record does not exist. */
 	__atomic_store_n(t->cur, head, __ATOMIC_RELEASE);
 	t->cur += n;
@@ -156,6 +158,16 @@ void mt_record_slow(struct mt_rec r);
  * bench/alloc_heavy, where the walk reuses the outer frames of the last
  * one (rec_stack_memo.c; callgrind, docs/BENCHMARKS.md).
  *
+ * Cache lines, which a program whose own code and data evict ours between
+ * two calls (cc1plus) fetches again: the wrapper's and its record maker's
+ * code, side by side in .text.hot (interpose.c: malloc's about 10 lines,
+ * free's 7), and six lines of data: the globals' line (rec_hot.c),
+ * mt_next's, the GOT entry of mt_tls's offset, mt_tls's first line, the
+ * block's owner slot (allocations) and the window's line.  On cc1plus a
+ * call then costs about 130 instructions in the kit's code, and 1.9 more
+ * I1 misses and 0.4 more D1 read misses than untraced (callgrind,
+ * docs/BENCHMARKS.md, issue #15's sixth round).
+ *
  * Re-entry: calls that arrive while this thread is inside the recorder -
  * from our own use of libc, or from a signal handler that interrupted a
  * record - go straight to the allocator and are counted as dropped.
@@ -173,10 +185,11 @@ static inline __attribute__((always_inline)) void mt_record_fast(struct mt_tls *
 {
 	t->busy = 1;
 	mt_compiler_barrier(); /* a signal handler from here on sees busy */
-	if (mt_call_allocates(r->call) && t->codec.stacks)
-		__builtin_unreachable(); /* mt_record_fast_ok: the encoder knows too */
 	int stamp = mt_record_stamped(t, r);
-	mt_record_commit(t, r, stamp ? mt_clock_ts() : 0, stamp);
+	/* No stacks for an allocating call here (mt_record_fast_ok): a
+	 * constant, so its code has no stack field and a tag byte fewer. */
+	mt_record_commit(t, r, stamp ? mt_clock_ts() : 0, stamp,
+			 mt_call_allocates(r->call) ? 0 : t->codec.stacks);
 	t->last_freed = mt_call_has_in(r->call) ? r->ptr_in : 0;
 	mt_compiler_barrier();
 	t->busy = 0;

@@ -79,14 +79,14 @@ static void round_trip(const struct mt_rec *prev, const struct mt_rec *r, int st
 
 	mt_codec_init(&enc, 5, stacks);
 	mt_codec_init(&dec, 5, stacks);
-	size_t plen = mt_rec_encode(buf, &enc, prev, prev->ts != enc.last_ts, &head);
+	size_t plen = mt_rec_encode(buf, &enc, prev, prev->ts != enc.last_ts, enc.stacks, &head);
 	buf[0] = head;
 	CHECK(mt_rec_decode(buf, buf + plen, &dec, &out, &got) == MT_DEC_OK && got == plen,
 	      "previous record did not decode");
 
 	memset(buf, 0xee, sizeof buf);
 	struct mt_codec_state before = dec;
-	len = mt_rec_encode(buf, &enc, r, r->ts != enc.last_ts, &head);
+	len = mt_rec_encode(buf, &enc, r, r->ts != enc.last_ts, enc.stacks, &head);
 	CHECK(len <= MT_RECORD_MAX, "call %u: %zu bytes > MT_RECORD_MAX", r->call, len);
 	CHECK(head == MT_HEAD_STAMP || (head != 0 && (head & 0x0f) == r->call),
 	      "call %u: head byte %#x", r->call, head);
@@ -157,7 +157,7 @@ static void test_chain(void)
 	mt_codec_init(&enc, FMT_START_TS, 0);
 	for (uint64_t i = 0; i < N; i++) {
 		fmt_gen_rec(&r, 3, i);
-		len = mt_rec_encode(p, &enc, &r, r.ts != enc.last_ts, &head);
+		len = mt_rec_encode(p, &enc, &r, r.ts != enc.last_ts, enc.stacks, &head);
 		p[0] = head;
 		p += len;
 	}
@@ -191,7 +191,7 @@ static void test_carried(void)
 			stamp = r.ts;
 		r.ts = stamp;
 		int moved = r.ts != enc.last_ts;
-		len = mt_rec_encode(p, &enc, &r, moved, &head);
+		len = mt_rec_encode(p, &enc, &r, moved, enc.stacks, &head);
 		CHECK(moved == (head == MT_HEAD_STAMP || (head & mt_stamp_bit(r.call)) != 0),
 		      "record %llu stamped", (unsigned long long)i);
 		p[0] = head;
