@@ -81,7 +81,9 @@ struct rt_thread {
 	size_t window;          /* stream bytes held ahead, see stream.c */
 	int64_t rss_next;       /* ideal bytes at which it reads the RSS again */
 	int64_t ideal_pending;  /* ideal bytes gathered, not yet in r->ideal_live */
-	int64_t ideal_batch;    /* gathered bytes that are flushed (replay_loop.c) */
+	/* The gathered bytes that are flushed, batch either way (replay_loop.c),
+	 * as one unsigned range: pending + batch - 1 above 2 * (batch - 1) */
+	uint64_t ideal_bias, ideal_span;
 	int64_t ideal_seen;     /* r->ideal_live when it last flushed or looked */
 	int64_t ideal_cap;      /* r->ideal_cap */
 	/* CPU time in the shared clock's waits and in the wake-ups it makes,
