@@ -152,10 +152,11 @@ static inline void ideal_gather(struct rt_thread *t, int64_t d)
 		ideal_flush(t);
 }
 
-static inline void ideal_add(struct rt_thread *t, int64_t d)
+/* single is t->single, a constant in the replay loop's copies (below). */
+static inline void ideal_add(struct rt_thread *t, int64_t d, int single)
 {
 	struct rt_replay *r = t->r;
-	if (!t->single) {
+	if (!single) {
 		ideal_gather(t, d);
 		return;
 	}
@@ -171,10 +172,10 @@ static inline void ideal_add(struct rt_thread *t, int64_t d)
 /* ideal_add for n bytes that go away, which cannot raise the peak: on a
  * free the peak's load and compare would be the last links of the chain
  * of loads the next timer read waits for. */
-static inline void ideal_drop(struct rt_thread *t, uint64_t n)
+static inline void ideal_drop(struct rt_thread *t, uint64_t n, int single)
 {
 	struct rt_replay *r = t->r;
-	if (!t->single) {
+	if (!single) {
 		ideal_gather(t, -(int64_t)n);
 		return;
 	}
@@ -373,13 +374,14 @@ static void realloc_done(struct rt_thread *t, const struct mt_op *op, void *in, 
 	if (op->new_obj) {
 		t->slots[op->new_obj] = (struct rt_slot){ out, size };
 		touch(t, out, size); /* before the count, as in alloc_done */
-		ideal_add(t, (int64_t)size - old_size);
+		ideal_add(t, (int64_t)size - old_size, t->single);
 	} else if (mt_op_releases_old(op)) {
-		ideal_add(t, -old_size);
+		ideal_add(t, -old_size, t->single);
 	}
 }
 
-static inline void alloc_done(struct rt_thread *t, uint64_t new_obj, void *out, uint64_t req)
+static inline void alloc_done(struct rt_thread *t, uint64_t new_obj, void *out, uint64_t req,
+			      int single)
 {
 	uint64_t size = impossible(req) ? 0 : req;
 	if (!new_obj) { /* failed when recorded */
@@ -396,16 +398,16 @@ static inline void alloc_done(struct rt_thread *t, uint64_t new_obj, void *out, 
 	 * sees the block resident: read before, a large block freed within the
 	 * monitor's millisecond went uncounted */
 	touch(t, out, size);
-	ideal_add(t, (int64_t)size);
+	ideal_add(t, (int64_t)size, single);
 }
 
 /* A block the program frees goes: --touch writes it first, as the program
  * did.  The slot keeps its stale pointer: the full check proved that no op
  * passes the object in again, and nothing walks the slots at the end. */
-static inline void release(struct rt_thread *t, struct rt_slot *in)
+static inline void release(struct rt_thread *t, struct rt_slot *in, int single)
 {
 	touch(t, in->ptr, in->size);
-	ideal_drop(t, in->size);
+	ideal_drop(t, in->size, single);
 }
 
 /* Where the thread is now in wall and CPU time, for off_cpu_check: set
@@ -474,7 +476,7 @@ static __attribute__((noinline)) void replay_call(struct rt_thread *t, const str
 	uint64_t cost = 0, req = frees ? 0 : mt_op_requested(op);
 
 	if (frees && in)
-		release(t, in);
+		release(t, in, t->single);
 	if (!impossible(req))
 		out = timed_call(op, inp, t, timer, &cost);
 	record(t, t->stat[op->code], cost, overhead);
@@ -483,20 +485,20 @@ static __attribute__((noinline)) void replay_call(struct rt_thread *t, const str
 	if (mt_call_has_in(op->code))
 		realloc_done(t, op, inp, out, req);
 	else
-		alloc_done(t, op->new_obj, out, req);
+		alloc_done(t, op->new_obj, out, req, t->single);
 }
 
 /* replay_call for what mt_op_decode_common decodes: a malloc or calloc
  * that returned a block when recorded, a free of a block, a free of NULL. */
 static inline void replay_malloc(struct rt_thread *t, uint64_t obj, uint64_t size,
-				 enum rt_timer_source timer, uint64_t overhead)
+				 enum rt_timer_source timer, uint64_t overhead, int single)
 {
 	void *out = NULL;
 	uint64_t cost = 0;
 	if (!impossible(size))
 		out = timed_malloc((size_t)size, timer, &cost);
 	record(t, t->stat[MT_CALL_MALLOC], cost, overhead);
-	alloc_done(t, obj, out, size);
+	alloc_done(t, obj, out, size, single);
 }
 
 /* Out of line: a call the compiler would otherwise inline into the loop
@@ -510,16 +512,16 @@ static __attribute__((noinline)) void replay_calloc(struct rt_thread *t, uint64_
 	if (!impossible(req))
 		out = timed_calloc((size_t)nmemb, (size_t)size, timer, &cost);
 	record(t, t->stat[MT_CALL_CALLOC], cost, overhead);
-	alloc_done(t, obj, out, req);
+	alloc_done(t, obj, out, req, t->single);
 }
 
 static inline void replay_free(struct rt_thread *t, uint64_t obj, enum rt_timer_source timer,
-			       uint64_t overhead)
+			       uint64_t overhead, int single)
 {
 	struct rt_slot *in = &t->slots[obj];
 	void *p = in->ptr;
 	uint64_t cost;
-	release(t, in);
+	release(t, in, single);
 	timed_free(p, timer, &cost);
 	record(t, t->stat[MT_CALL_FREE], cost, overhead);
 }
@@ -741,11 +743,13 @@ static void corrupt(struct rt_thread *t, const uint8_t *at)
 	_exit(1);
 }
 
-/* A replay thread's work; prefetch is a constant in each of its two
- * copies (replay_prefetching, replay_plain), so a thread that does not prefetch pays no
- * test for it (one cost the others ~3 instructions an op). */
+/* A replay thread's work; prefetch is a constant in each of its copies
+ * (below), so a thread that does not prefetch pays no test for it (one
+ * cost the others ~3 instructions an op), and single (t->single) one in
+ * the copies without the look-ahead. */
 static inline __attribute__((always_inline, noreturn)) void replay_thread(struct rt_thread *t,
-									  const int prefetch)
+									  const int prefetch,
+									  const int single)
 {
 	struct rt_replay *r = t->r;
 	const enum rt_timer_source timer = r->timer.source;
@@ -784,9 +788,9 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 					advance(t, &tl, delta);
 				if (code == MT_CALL_MALLOC) {
 					gate(t, &tl, size, p, st);
-					replay_malloc(t, obj, size, timer, overhead);
+					replay_malloc(t, obj, size, timer, overhead, single);
 				} else {
-					replay_free(t, obj, timer, overhead);
+					replay_free(t, obj, timer, overhead, single);
 				}
 				call_done(t, &calls, &until_trim, trim_every);
 				continue;
@@ -842,17 +846,25 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 	rt_sync_retire(&r->done);
 }
 
-/* The two copies, each a function of its own, so that the look-ahead's
- * registers do not crowd the other's loop: compiled as one function, the
- * copy without it ran 4.6 instructions a call more (callgrind, cc1plus). */
+/* The copies, each a function of its own, so that the look-ahead's
+ * registers do not crowd the others' loop: compiled as one function, the
+ * copy without it ran 4.6 instructions a call more (callgrind, cc1plus).
+ * One replay thread (CPython, gcc's cc1) has a copy of its own, without
+ * the test between its ideal RSS update and the gathering of several
+ * threads' (2.6 instructions a call, cc1plus). */
 static __attribute__((noinline, noreturn)) void replay_prefetching(struct rt_thread *t)
 {
-	replay_thread(t, 1);
+	replay_thread(t, 1, t->single);
 }
 
 static __attribute__((noinline, noreturn)) void replay_plain(struct rt_thread *t)
 {
-	replay_thread(t, 0);
+	replay_thread(t, 0, 0);
+}
+
+static __attribute__((noinline, noreturn)) void replay_single(struct rt_thread *t)
+{
+	replay_thread(t, 0, 1);
 }
 
 void *rt_thread_main(void *arg)
@@ -871,5 +883,7 @@ void *rt_thread_main(void *arg)
 	t->cpu_ns = t->mark_cpu_ns;
 	if (t->prefetch)
 		replay_prefetching(t);
+	if (t->single)
+		replay_single(t);
 	replay_plain(t);
 }
