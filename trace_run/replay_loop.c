@@ -11,8 +11,10 @@
  * two bytes by compares, longer ones by one load and a few shifts; ~30
  * instructions), one histogram update (a bit scan, no branch; ~10), the
  * object table store (malloc) or load (free), the ideal RSS update (a
- * plain load and store with one thread, a relaxed atomic add with more; a
- * free leaves the peak alone), one compare of the call's time with the
+ * plain load and store with one thread; with more an add to the thread's
+ * gathered bytes and one compare with its batch; the loop's copy without
+ * the look-ahead is made once for each, so no test chooses there; a free
+ * leaves the peak alone), one compare of the call's time with the
  * long-call bound (off_cpu_check: a system call after a call of 200 us or
  * more), and one relaxed store of the call counter.
  * A calloc that returned a block and a free of NULL take a second fast
@@ -23,9 +25,11 @@
  * the loop compiled once (as its copy without the prefetch, below, it runs
  * ~6 fewer on a ring of malloc and free, callgrind); on
  * the real-program corpus (bench/real.sh) the replay thread runs 102-125
- * instructions a call outside the allocator on one thread (CPython,
- * sqlite3, gcc's cc1) and its own cost is 6-9 ns a call beyond the
- * timer's (docs/BENCHMARKS.md).
+ * instructions a call outside the allocator and the timer reads on one
+ * thread (CPython 104, cc1plus 114, sqlite3, gcc's cc1; perl's three
+ * threads with their recorded times, 188) and its own cost is 8.5-13 ns
+ * a call beyond the timer's (CPython, cc1plus; perl 17-25: chrt -f 50 on
+ * a shared VM, docs/BENCHMARKS.md).
  * RDTSCP (and LFENCE before RDTSC) waits for all earlier work, so a free's
  * chain of dependent loads (stream bytes, then its slot) counts for more
  * than its instructions.  A thread whose frees mostly miss the cache (a
