@@ -690,6 +690,7 @@ static inline __attribute__((always_inline)) void look_ahead(const struct rt_thr
 {
 	struct ahead_op *o = &a->ring[a->made++ & (AHEAD_RING - 1)];
 	struct mt_op op;
+	uint64_t nmemb;
 	o->code = 0;
 	if (a->p >= end)
 		return;
@@ -700,6 +701,10 @@ static inline __attribute__((always_inline)) void look_ahead(const struct rt_thr
 		o->last_new = a->st.last_new;
 		if (code == MT_CALL_FREE)
 			__builtin_prefetch(&t->slots[o->obj], 0, 3);
+	} else if (mt_op_decode_more(&a->p, end, &a->st, timing, &o->delta, &o->obj, &nmemb,
+				     &o->size)) {
+		/* a calloc or a free of NULL, stepped over as the replay's
+		 * second step will decode it: nothing to prefetch */
 	} else if (mt_op_decode(&a->p, end, &a->st, &op, timing)) {
 		a->p = end;
 	} else if (op.old_obj) {
