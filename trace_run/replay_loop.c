@@ -27,7 +27,7 @@
  * the real-program corpus (bench/real.sh) the replay thread runs 102-125
  * instructions a call outside the allocator and the timer reads on one
  * thread (CPython 104, cc1plus 114, sqlite3, gcc's cc1; perl's three
- * threads with their recorded times, 188) and its own cost is 8.5-13 ns
+ * threads with their recorded times, 184 --unpaced) and its own cost is 8.5-13 ns
  * a call beyond the timer's (CPython, cc1plus; perl 17-25: chrt -f 50 on
  * a shared VM, docs/BENCHMARKS.md).
  * RDTSCP (and LFENCE before RDTSC) waits for all earlier work, so a free's
