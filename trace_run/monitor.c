@@ -2,13 +2,14 @@
  * monitor.c - the thread that watches a replay: RSS samples, the watchdog
  * and the progress line.
  *
- * Every millisecond it raises the RSS peak (rss.c).  Every --sample-ms it
- * reads /proc/self/statm and the replay counters, and writes a --timeline
- * row.  The same look tells it whether the replay is
- * moving: if no thread finished an op for --watchdog seconds and none is
- * pacing, some thread waits for a sync point nobody will signal (a cycle the
- * load-time check cannot see), so it names the stuck threads and ends the
- * process with status 3 rather than hang.
+ * Every millisecond, or up to ten while the RSS does not fall (below), it
+ * raises the RSS peak (rss.c).  Every --sample-ms it reads
+ * /proc/self/statm and the replay counters, and writes a --timeline row.
+ * The same look tells it whether the replay is moving: if no thread
+ * finished an op for --watchdog seconds and none is pacing, some thread
+ * waits for a sync point nobody will signal (a cycle the load-time check
+ * cannot see), so it names the stuck threads and ends the process with
+ * status 3 rather than hang.
  */
 #include "config.h"
 
@@ -170,25 +171,65 @@ static void stuck(struct rt_replay *r, unsigned secs, uint64_t now)
 }
 
 /*
- * Wakes every millisecond for the RSS peak (rss.c), and every --sample-ms
- * for a sample and a look at the threads; every second, with a terminal
- * on stderr, for the progress line.
+ * The monitor's step between RSS readings.  A wake-up costs this VM ~15-20
+ * us of CPU time (a timed futex wait; the statm read is ~1 us of it), so
+ * one a millisecond cost 1.9-2.4 ns a call on CPython's and cc1plus's
+ * replays (docs/BENCHMARKS.md).  Resident memory only goes down when the
+ * allocator gives pages back; while it does not, a peak stays until the
+ * next reading, however late, and reading late loses nothing.  So the
+ * step is RSS_STEP_MIN after a reading that found the anonymous RSS lower
+ * than the one before (memory given back: peaks may now be brief), and
+ * doubles at each reading that did not, up to max: RSS_STEP_MAX or
+ * --sample-ms if shorter, so that the samples' wake-ups are the RSS
+ * readings' too.  What it can miss: a rise and fall both within one long
+ * step that follows a stretch of no fall and does not follow the live
+ * bytes (the replay threads' readings at each new ideal peak, rss.c,
+ * catch those that do).
+ */
+enum { RSS_STEP_MIN = 1000000, RSS_STEP_MAX = 10000000 };
+
+static uint64_t rss_step(uint64_t step, uint64_t max, uint64_t anon, uint64_t last_anon)
+{
+	if (anon < last_anon)
+		return RSS_STEP_MIN;
+	return step < max / 2 ? 2 * step : max;
+}
+
+/* How long to sleep: the RSS step, or less to the next sample or
+ * progress line. */
+static struct timespec sleep_for(uint64_t step, uint64_t now, uint64_t next_sample,
+				 uint64_t next_progress, int progress)
+{
+	uint64_t ns = step;
+	if (next_sample > now && next_sample - now < ns)
+		ns = next_sample - now;
+	if (progress && next_progress > now && next_progress - now < ns)
+		ns = next_progress - now;
+	return (struct timespec){ (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+}
+
+/*
+ * Wakes every RSS step (above) for the RSS peak (rss.c), and every
+ * --sample-ms for a sample and a look at the threads; every second, with
+ * a terminal on stderr, for the progress line.
  */
 void *rt_monitor_main(void *arg)
 {
 	struct rt_replay *r = arg;
-	const uint64_t step_ns = 1000000u, sample_ns = (uint64_t)r->o->sample_ms * 1000000u;
+	const uint64_t sample_ns = (uint64_t)r->o->sample_ms * 1000000u;
 	const uint64_t limit_ns = (uint64_t)r->o->watchdog_s * 1000000000u;
-	struct timespec ts = { 0, (long)step_ns };
-	uint64_t last_ops = 0, still_since, next_sample, next_progress;
+	uint64_t last_ops = 0, still_since, next_sample, next_progress, now;
+	const uint64_t max_step = sample_ns < RSS_STEP_MAX ? sample_ns : RSS_STEP_MAX;
+	uint64_t step = RSS_STEP_MIN, last_anon;
 	int shown = 0;
 
 	rt_sync_wait(&r->go, 0);
 	if (atomic_load(&r->abandon))
 		return NULL;
-	still_since = r->start_ns;
+	still_since = now = r->start_ns;
 	next_sample = r->start_ns + sample_ns;
 	next_progress = r->start_ns + 1000000000u;
+	last_anon = r->anon_base_kb;
 	sample(r, 0);
 	for (;;) {
 		/* Sleeps one step, or less when the replay ends; once it has
@@ -197,11 +238,15 @@ void *rt_monitor_main(void *arg)
 		 * one, not one more before it. */
 		int last = atomic_load_explicit(&r->stop, memory_order_acquire);
 		if (!last) {
+			struct timespec ts = sleep_for(step, now, next_sample, next_progress,
+						       r->progress);
 			rt_futex_wait_for(&r->stop, 0, &ts);
 			last = atomic_load_explicit(&r->stop, memory_order_acquire);
 		}
-		rt_rss_sample(r);
-		uint64_t now = rt_clock_ns();
+		uint64_t anon = rt_rss_sample(r);
+		step = rss_step(step, max_step, anon, last_anon);
+		last_anon = anon;
+		now = rt_clock_ns();
 		if (!last && now < next_sample && now < next_progress)
 			continue;
 		struct progress p = look(r, now, limit_ns);

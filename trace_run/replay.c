@@ -215,7 +215,8 @@ static int build(struct rt_replay *r, struct tables *tb, struct mt_error *e)
 		t->touch = r->o->touch;
 		t->page = r->page;
 		atomic_store(&t->wake_at, RT_AT_NONE);
-		t->ideal_batch = batch;
+		t->ideal_bias = (uint64_t)batch - 1;
+		t->ideal_span = 2 * ((uint64_t)batch - 1);
 		t->ideal_cap = r->ideal_cap;
 		t->long_call = long_call_units(&r->timer);
 		t->index = i;

@@ -81,7 +81,9 @@ struct rt_thread {
 	size_t window;          /* stream bytes held ahead, see stream.c */
 	int64_t rss_next;       /* ideal bytes at which it reads the RSS again */
 	int64_t ideal_pending;  /* ideal bytes gathered, not yet in r->ideal_live */
-	int64_t ideal_batch;    /* gathered bytes that are flushed (replay_loop.c) */
+	/* The gathered bytes that are flushed, batch either way (replay_loop.c),
+	 * as one unsigned range: pending + batch - 1 above 2 * (batch - 1) */
+	uint64_t ideal_bias, ideal_span;
 	int64_t ideal_seen;     /* r->ideal_live when it last flushed or looked */
 	int64_t ideal_cap;      /* r->ideal_cap */
 	/* CPU time in the shared clock's waits and in the wake-ups it makes,
@@ -150,7 +152,7 @@ struct rt_replay {
 	/* Anonymous resident memory (statm's resident less shared: the
 	 * allocator's memory, not the stream windows mapped from the file),
 	 * in Kb: before the clock, and its peak during the replay, raised by
-	 * the monitor every millisecond and by a replay thread whenever the
+	 * the monitor every 1-10 ms (monitor.c) and by a replay thread whenever the
 	 * ideal RSS reaches a new peak (rss.c). */
 	_Alignas(64) _Atomic uint64_t anon_peak_kb;
 	uint64_t anon_base_kb;
@@ -202,8 +204,9 @@ int rt_monitor_close(struct rt_replay *r, struct mt_error *e);
  * /proc/self/statm (rss.c): no allocation, so a replay thread may call it. */
 void rt_statm(const struct rt_replay *r, uint64_t *vmsize_kb, uint64_t *vmrss_kb,
 	      uint64_t *anon_kb);
-/* Raises the anonymous RSS peak to what statm says now (rss.c). */
-void rt_rss_sample(struct rt_replay *r);
+/* Raises the anonymous RSS peak to what statm says now, and returns that
+ * (rss.c). */
+uint64_t rt_rss_sample(struct rt_replay *r);
 /* A replay thread whose call took the ideal RSS to a new peak of ideal
  * bytes at or past t->rss_next: reads the RSS, and sets the next such
  * point 1/64 higher (rss.c).  Out of line: a few hundred times a replay. */

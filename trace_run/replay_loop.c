@@ -11,8 +11,10 @@
  * two bytes by compares, longer ones by one load and a few shifts; ~30
  * instructions), one histogram update (a bit scan, no branch; ~10), the
  * object table store (malloc) or load (free), the ideal RSS update (a
- * plain load and store with one thread, a relaxed atomic add with more; a
- * free leaves the peak alone), one compare of the call's time with the
+ * plain load and store with one thread; with more an add to the thread's
+ * gathered bytes and one compare with its batch; the loop's copy without
+ * the look-ahead is made once for each, so no test chooses there; a free
+ * leaves the peak alone), one compare of the call's time with the
  * long-call bound (off_cpu_check: a system call after a call of 200 us or
  * more), and one relaxed store of the call counter.
  * A calloc that returned a block and a free of NULL take a second fast
@@ -23,9 +25,11 @@
  * the loop compiled once (as its copy without the prefetch, below, it runs
  * ~6 fewer on a ring of malloc and free, callgrind); on
  * the real-program corpus (bench/real.sh) the replay thread runs 102-125
- * instructions a call outside the allocator on one thread (CPython,
- * sqlite3, gcc's cc1) and its own cost is 6-9 ns a call beyond the
- * timer's (docs/BENCHMARKS.md).
+ * instructions a call outside the allocator and the timer reads on one
+ * thread (CPython 104, cc1plus 114, sqlite3, gcc's cc1; perl's three
+ * threads with their recorded times, 184 --unpaced) and its own cost is 8.5-13 ns
+ * a call beyond the timer's (CPython, cc1plus; perl 17-25: chrt -f 50 on
+ * a shared VM, docs/BENCHMARKS.md).
  * RDTSCP (and LFENCE before RDTSC) waits for all earlier work, so a free's
  * chain of dependent loads (stream bytes, then its slot) counts for more
  * than its instructions.  A thread whose frees mostly miss the cache (a
@@ -143,18 +147,20 @@ static __attribute__((noinline)) void ideal_flush(struct rt_thread *t)
 }
 
 /* Adds d to the thread's gathered change; flushes it once it reaches the
- * batch either way. */
+ * batch either way: one unsigned compare, where two signed ones cost git's
+ * replay 2.7 instructions a call more (callgrind). */
 static inline void ideal_gather(struct rt_thread *t, int64_t d)
 {
 	t->ideal_pending += d;
-	if (t->ideal_pending >= t->ideal_batch || t->ideal_pending <= -t->ideal_batch)
+	if ((uint64_t)t->ideal_pending + t->ideal_bias > t->ideal_span)
 		ideal_flush(t);
 }
 
-static inline void ideal_add(struct rt_thread *t, int64_t d)
+/* single is t->single, a constant in the replay loop's copies (below). */
+static inline void ideal_add(struct rt_thread *t, int64_t d, int single)
 {
 	struct rt_replay *r = t->r;
-	if (!t->single) {
+	if (!single) {
 		ideal_gather(t, d);
 		return;
 	}
@@ -170,10 +176,10 @@ static inline void ideal_add(struct rt_thread *t, int64_t d)
 /* ideal_add for n bytes that go away, which cannot raise the peak: on a
  * free the peak's load and compare would be the last links of the chain
  * of loads the next timer read waits for. */
-static inline void ideal_drop(struct rt_thread *t, uint64_t n)
+static inline void ideal_drop(struct rt_thread *t, uint64_t n, int single)
 {
 	struct rt_replay *r = t->r;
-	if (!t->single) {
+	if (!single) {
 		ideal_gather(t, -(int64_t)n);
 		return;
 	}
@@ -372,13 +378,14 @@ static void realloc_done(struct rt_thread *t, const struct mt_op *op, void *in, 
 	if (op->new_obj) {
 		t->slots[op->new_obj] = (struct rt_slot){ out, size };
 		touch(t, out, size); /* before the count, as in alloc_done */
-		ideal_add(t, (int64_t)size - old_size);
+		ideal_add(t, (int64_t)size - old_size, t->single);
 	} else if (mt_op_releases_old(op)) {
-		ideal_add(t, -old_size);
+		ideal_add(t, -old_size, t->single);
 	}
 }
 
-static inline void alloc_done(struct rt_thread *t, uint64_t new_obj, void *out, uint64_t req)
+static inline void alloc_done(struct rt_thread *t, uint64_t new_obj, void *out, uint64_t req,
+			      int single)
 {
 	uint64_t size = impossible(req) ? 0 : req;
 	if (!new_obj) { /* failed when recorded */
@@ -395,16 +402,16 @@ static inline void alloc_done(struct rt_thread *t, uint64_t new_obj, void *out, 
 	 * sees the block resident: read before, a large block freed within the
 	 * monitor's millisecond went uncounted */
 	touch(t, out, size);
-	ideal_add(t, (int64_t)size);
+	ideal_add(t, (int64_t)size, single);
 }
 
 /* A block the program frees goes: --touch writes it first, as the program
  * did.  The slot keeps its stale pointer: the full check proved that no op
  * passes the object in again, and nothing walks the slots at the end. */
-static inline void release(struct rt_thread *t, struct rt_slot *in)
+static inline void release(struct rt_thread *t, struct rt_slot *in, int single)
 {
 	touch(t, in->ptr, in->size);
-	ideal_drop(t, in->size);
+	ideal_drop(t, in->size, single);
 }
 
 /* Where the thread is now in wall and CPU time, for off_cpu_check: set
@@ -473,7 +480,7 @@ static __attribute__((noinline)) void replay_call(struct rt_thread *t, const str
 	uint64_t cost = 0, req = frees ? 0 : mt_op_requested(op);
 
 	if (frees && in)
-		release(t, in);
+		release(t, in, t->single);
 	if (!impossible(req))
 		out = timed_call(op, inp, t, timer, &cost);
 	record(t, t->stat[op->code], cost, overhead);
@@ -482,20 +489,20 @@ static __attribute__((noinline)) void replay_call(struct rt_thread *t, const str
 	if (mt_call_has_in(op->code))
 		realloc_done(t, op, inp, out, req);
 	else
-		alloc_done(t, op->new_obj, out, req);
+		alloc_done(t, op->new_obj, out, req, t->single);
 }
 
 /* replay_call for what mt_op_decode_common decodes: a malloc or calloc
  * that returned a block when recorded, a free of a block, a free of NULL. */
 static inline void replay_malloc(struct rt_thread *t, uint64_t obj, uint64_t size,
-				 enum rt_timer_source timer, uint64_t overhead)
+				 enum rt_timer_source timer, uint64_t overhead, int single)
 {
 	void *out = NULL;
 	uint64_t cost = 0;
 	if (!impossible(size))
 		out = timed_malloc((size_t)size, timer, &cost);
 	record(t, t->stat[MT_CALL_MALLOC], cost, overhead);
-	alloc_done(t, obj, out, size);
+	alloc_done(t, obj, out, size, single);
 }
 
 /* Out of line: a call the compiler would otherwise inline into the loop
@@ -509,16 +516,16 @@ static __attribute__((noinline)) void replay_calloc(struct rt_thread *t, uint64_
 	if (!impossible(req))
 		out = timed_calloc((size_t)nmemb, (size_t)size, timer, &cost);
 	record(t, t->stat[MT_CALL_CALLOC], cost, overhead);
-	alloc_done(t, obj, out, req);
+	alloc_done(t, obj, out, req, t->single);
 }
 
 static inline void replay_free(struct rt_thread *t, uint64_t obj, enum rt_timer_source timer,
-			       uint64_t overhead)
+			       uint64_t overhead, int single)
 {
 	struct rt_slot *in = &t->slots[obj];
 	void *p = in->ptr;
 	uint64_t cost;
-	release(t, in);
+	release(t, in, single);
 	timed_free(p, timer, &cost);
 	record(t, t->stat[MT_CALL_FREE], cost, overhead);
 }
@@ -683,6 +690,7 @@ static inline __attribute__((always_inline)) void look_ahead(const struct rt_thr
 {
 	struct ahead_op *o = &a->ring[a->made++ & (AHEAD_RING - 1)];
 	struct mt_op op;
+	uint64_t nmemb;
 	o->code = 0;
 	if (a->p >= end)
 		return;
@@ -693,6 +701,10 @@ static inline __attribute__((always_inline)) void look_ahead(const struct rt_thr
 		o->last_new = a->st.last_new;
 		if (code == MT_CALL_FREE)
 			__builtin_prefetch(&t->slots[o->obj], 0, 3);
+	} else if (mt_op_decode_more(&a->p, end, &a->st, timing, &o->delta, &o->obj, &nmemb,
+				     &o->size)) {
+		/* a calloc or a free of NULL, stepped over as the replay's
+		 * second step will decode it: nothing to prefetch */
 	} else if (mt_op_decode(&a->p, end, &a->st, &op, timing)) {
 		a->p = end;
 	} else if (op.old_obj) {
@@ -740,11 +752,13 @@ static void corrupt(struct rt_thread *t, const uint8_t *at)
 	_exit(1);
 }
 
-/* A replay thread's work; prefetch is a constant in each of its two
- * copies (replay_prefetching, replay_plain), so a thread that does not prefetch pays no
- * test for it (one cost the others ~3 instructions an op). */
+/* A replay thread's work; prefetch is a constant in each of its copies
+ * (below), so a thread that does not prefetch pays no test for it (one
+ * cost the others ~3 instructions an op), and single (t->single) one in
+ * the copies without the look-ahead. */
 static inline __attribute__((always_inline, noreturn)) void replay_thread(struct rt_thread *t,
-									  const int prefetch)
+									  const int prefetch,
+									  const int single)
 {
 	struct rt_replay *r = t->r;
 	const enum rt_timer_source timer = r->timer.source;
@@ -783,9 +797,9 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 					advance(t, &tl, delta);
 				if (code == MT_CALL_MALLOC) {
 					gate(t, &tl, size, p, st);
-					replay_malloc(t, obj, size, timer, overhead);
+					replay_malloc(t, obj, size, timer, overhead, single);
 				} else {
-					replay_free(t, obj, timer, overhead);
+					replay_free(t, obj, timer, overhead, single);
 				}
 				call_done(t, &calls, &until_trim, trim_every);
 				continue;
@@ -841,17 +855,25 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 	rt_sync_retire(&r->done);
 }
 
-/* The two copies, each a function of its own, so that the look-ahead's
- * registers do not crowd the other's loop: compiled as one function, the
- * copy without it ran 4.6 instructions a call more (callgrind, cc1plus). */
+/* The copies, each a function of its own, so that the look-ahead's
+ * registers do not crowd the others' loop: compiled as one function, the
+ * copy without it ran 4.6 instructions a call more (callgrind, cc1plus).
+ * One replay thread (CPython, gcc's cc1) has a copy of its own, without
+ * the test between its ideal RSS update and the gathering of several
+ * threads' (2.6 instructions a call, cc1plus). */
 static __attribute__((noinline, noreturn)) void replay_prefetching(struct rt_thread *t)
 {
-	replay_thread(t, 1);
+	replay_thread(t, 1, t->single);
 }
 
 static __attribute__((noinline, noreturn)) void replay_plain(struct rt_thread *t)
 {
-	replay_thread(t, 0);
+	replay_thread(t, 0, 0);
+}
+
+static __attribute__((noinline, noreturn)) void replay_single(struct rt_thread *t)
+{
+	replay_thread(t, 0, 1);
 }
 
 void *rt_thread_main(void *arg)
@@ -870,5 +892,7 @@ void *rt_thread_main(void *arg)
 	t->cpu_ns = t->mark_cpu_ns;
 	if (t->prefetch)
 		replay_prefetching(t);
+	if (t->single)
+		replay_single(t);
 	replay_plain(t);
 }

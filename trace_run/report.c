@@ -50,7 +50,7 @@ static uint64_t total_calls(const struct rt_result *res)
  * costs, shown beside it, never hidden.  The figure a replay must keep
  * small for the calls' costs to stand out: decoding, the object table, the
  * ideal RSS, the stream windows.  The rest of the process's CPU time, the
- * monitor's RSS samples every millisecond and the main thread's start and
+ * monitor's RSS samples every 1-10 ms and the main thread's start and
  * end, is a cost per second, not per call: *monitor_ns a call, shown apart.
  * *timer_ns gets the timer's share.  Waits that sleep take no CPU time.
  */

@@ -6,7 +6,9 @@
  * because the allocator's memory is, while the stream windows trace_run
  * maps from the workload file (stream.c) are not and move as it reads.
  * The peak is found two ways: the monitor thread reads /proc/self/statm
- * every millisecond, which catches any peak that lasts longer; and a
+ * every millisecond after the RSS fell, which catches any peak that lasts
+ * longer, and up to every ten while it does not (a peak then stays until
+ * the next reading: monitor.c); and a
  * replay thread whose call takes the ideal RSS to a new peak, 1/64 above
  * the last one it read at, reads it there, which catches a brief peak of
  * a replay whose memory follows its live bytes.  statm reads the kernel's
@@ -46,7 +48,7 @@ void rt_statm(const struct rt_replay *r, uint64_t *vmsize_kb, uint64_t *vmrss_kb
 	*anon_kb = rss > shared ? (rss - shared) * kb : 0;
 }
 
-void rt_rss_sample(struct rt_replay *r)
+uint64_t rt_rss_sample(struct rt_replay *r)
 {
 	uint64_t size, rss, anon;
 	rt_statm(r, &size, &rss, &anon);
@@ -55,6 +57,7 @@ void rt_rss_sample(struct rt_replay *r)
 								     memory_order_relaxed,
 								     memory_order_relaxed))
 		;
+	return anon;
 }
 
 enum { RSS_STEP_MIN = 256 * 1024 };
