@@ -151,7 +151,8 @@ static uint64_t obj_take(struct conv *c, struct src *x)
  */
 enum { FREE_OBJS_MAX = 1 << 20 };
 
-static int obj_give(struct conv *c, struct src *x, uint64_t obj)
+static inline __attribute__((always_inline)) int obj_give(struct conv *c, struct src *x,
+							   uint64_t obj)
 {
 	if (x->nfree_objs == FREE_OBJS_MAX)
 		return 0;
@@ -178,7 +179,9 @@ static void use(struct conv *c, uint32_t s, struct am_entry *e)
 }
 
 /* e, the entry of the address s's call returned, now holds object obj. */
-static int take(struct conv *c, uint32_t s, struct am_entry *e, uint64_t obj, uint64_t bytes)
+static inline __attribute__((always_inline)) int take(struct conv *c, uint32_t s,
+						       struct am_entry *e, uint64_t obj,
+						       uint64_t bytes)
 {
 	int wanted = e->wanted;
 	if (am_set_live(&c->map, e, bytes, obj, s, c->src[s].ops) < 0)
@@ -191,8 +194,9 @@ static int take(struct conv *c, uint32_t s, struct am_entry *e, uint64_t obj, ui
 	return 0;
 }
 
-/* Converts s's head record, or says why it must wait. */
-static int step(struct conv *c, uint32_t s, enum step *how)
+/* Converts s's head record, or says why it must wait; timing is c's. */
+static inline __attribute__((always_inline)) int step(struct conv *c, uint32_t s, enum step *how,
+						       int timing)
 {
 	struct src *x = &c->src[s];
 	const struct mt_rec *r = x->head;
@@ -251,7 +255,7 @@ static int step(struct conv *c, uint32_t s, enum step *how)
 	if (out && (op.new_obj = obj_take(c, x)) > AM_MAX_OBJECTS)
 		return mt_error_set(c->e, c->in_name, "more than %llu blocks live at once",
 				    (unsigned long long)AM_MAX_OBJECTS);
-	if (emit_call(c, s, &op, r->ts) < 0)
+	if (emit_call(c, s, &op, r->ts, timing) < 0)
 		return -1;
 	if (in && mt_op_releases_old(&op)) {
 		if (obj_give(c, x, old->obj) < 0)
@@ -335,9 +339,11 @@ static void rejoin(struct conv *c)
 	}
 }
 
-static int loop(struct conv *c, int show_progress, struct progress *p)
+/* The loop, made once with timing and once without (loop): timing is a
+ * constant in each, so a call pays no test of it. */
+static inline __attribute__((always_inline)) int loop_timed(struct conv *c, int show_progress,
+							      struct progress *p, int timing)
 {
-
 	for (;; rejoin(c)) {
 		if (!c->nheap) {
 			if (!c->nparked)
@@ -354,7 +360,7 @@ static int loop(struct conv *c, int show_progress, struct progress *p)
 		int rc;
 		do {
 			enum step how;
-			if (step(c, s, &how) < 0)
+			if (step(c, s, &how, timing) < 0)
 				return -1;
 			if (how == STEP_PARKED) {
 				heap_pop(c);
@@ -377,6 +383,11 @@ static int loop(struct conv *c, int show_progress, struct progress *p)
 			heap_fix_top(c);
 	next:;
 	}
+}
+
+static int loop(struct conv *c, int show_progress, struct progress *p)
+{
+	return c->timing ? loop_timed(c, show_progress, p, 1) : loop_timed(c, show_progress, p, 0);
 }
 
 static int run(struct conv *c, int asked)
