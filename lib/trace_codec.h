@@ -230,14 +230,16 @@ static inline void mt_codec_init(struct mt_codec_state *s, uint64_t base_ts, uns
 	}
 }
 
-/* The bytes of a packed field of `width` code bits whose code is `code`. */
+/* The bytes of a packed field of `width` code bits whose code is `code`.
+ * A slack's 1 or 8 by arithmetic, not a choice: gcc made the decoder's
+ * mask of `code ? 8 : 1` bytes 10 instructions of compares and sbb. */
 static inline unsigned mt_pack_len(unsigned code, unsigned width)
 {
 	if (width == MT_W_PTR)
 		return code + 1;
 	if (width == MT_W_NUM)
 		return 1u << code;
-	return code ? 8 : 1;
+	return 1 + 7 * (code & 1);
 }
 
 /* Where a version 4 record's fields go, and the tag of their lengths. */
