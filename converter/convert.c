@@ -286,7 +286,7 @@ static double now(void)
 /* Once a second, from the first second on: a line each where asked for
  * with -p, or one line rewritten in place on a terminal. */
 struct progress {
-	uint64_t total, next_check;
+	uint64_t total, next_check; /* UINT64_MAX without progress: one test a record */
 	double start, last;
 	int tty, shown;
 };
@@ -341,8 +341,8 @@ static void rejoin(struct conv *c)
 
 /* The loop, made once with timing and once without (loop): timing is a
  * constant in each, so a call pays no test of it. */
-static inline __attribute__((always_inline)) int loop_timed(struct conv *c, int show_progress,
-							      struct progress *p, int timing)
+static inline __attribute__((always_inline)) int loop_timed(struct conv *c, struct progress *p,
+							      int timing)
 {
 	for (;; rejoin(c)) {
 		if (!c->nheap) {
@@ -376,7 +376,7 @@ static inline __attribute__((always_inline)) int loop_timed(struct conv *c, int 
 				heap_pop(c);
 				goto next;
 			}
-			if (show_progress && c->res.records >= p->next_check)
+			if (c->res.records >= p->next_check)
 				progress_tick(p, c->res.records);
 		} while (x->key < limit && !c->nwoken);
 		if (x->key >= limit)
@@ -385,18 +385,18 @@ static inline __attribute__((always_inline)) int loop_timed(struct conv *c, int 
 	}
 }
 
-static int loop(struct conv *c, int show_progress, struct progress *p)
+static int loop(struct conv *c, struct progress *p)
 {
-	return c->timing ? loop_timed(c, show_progress, p, 1) : loop_timed(c, show_progress, p, 0);
+	return c->timing ? loop_timed(c, p, 1) : loop_timed(c, p, 0);
 }
 
 static int run(struct conv *c, int asked)
 {
-	struct progress p = { .start = now(), .last = now(), .next_check = 1u << 20,
-			      .tty = isatty(2) };
+	struct progress p = { .start = now(), .last = now(), .tty = isatty(2) };
+	p.next_check = asked || p.tty ? 1u << 20 : UINT64_MAX;
 	for (size_t s = 0; s < c->nsrc; s++)
 		p.total += mt_trace_thread_records(c->t, s);
-	int rc = loop(c, asked || p.tty, &p);
+	int rc = loop(c, &p);
 	progress_end(&p);
 	return rc;
 }
