@@ -92,7 +92,8 @@ static int end_of_thread(struct src *x)
 /* Makes s's next record its head; 0 at the end, -1 on a corrupt record.
  * Inline in the loop, which calls it once per record: until the thread's
  * records run out the ring is full, so the slot the head leaves is the one
- * to refill - one inline decode (about 100 instructions) and one or two
+ * to refill - one inline decode (about 110 instructions with the cursor's,
+ * on cc1plus's trace) and one or two
  * prefetches - and the ring's count only changes once they have run out. */
 static inline __attribute__((always_inline)) int advance(struct conv *c, uint32_t s)
 {

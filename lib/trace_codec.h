@@ -617,7 +617,8 @@ static __attribute__((noinline)) int mt_rec_decode_varints(const uint8_t *p, con
  * last few records are read with the wide varint reader, which roughly
  * halves a record's instructions; the same values either way.  Always
  * inline, as readers decode records in loops: about 100 instructions a
- * record of malloc, free or realloc.
+ * record of malloc, free or realloc (a cursor's records of version 4 skip
+ * this function's tests: mt_trace_cursor_next).
  */
 static inline __attribute__((always_inline)) int mt_rec_decode(const uint8_t *p, const uint8_t *end,
 								 struct mt_codec_state *s,
