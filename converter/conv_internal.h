@@ -125,7 +125,7 @@ static inline uint64_t ticks_to_ns(const struct conv *c, uint64_t ticks)
 
 /* Writes s's call op (its delta_ns is set here) at trace time ts.  timing
  * is c's, passed by the loop as a constant (convert.c makes the loop once
- * for each): the tests of it here and in the encoder cost 6 instructions
+ * for each): the tests of it here and in the encoder cost 5 instructions
  * a call. */
 static inline __attribute__((always_inline)) int emit_call(struct conv *c, uint32_t s,
 							     struct mt_op *op, uint64_t ts,

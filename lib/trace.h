@@ -149,7 +149,7 @@ int mt_trace_cursor_slow(struct mt_trace_cursor *c, struct mt_rec *r, uint64_t *
  * converter calls it once per record, and all but the last few records of
  * a version 4 window need only one test against wide_end and the wide
  * decode (mt_rec_decode's three tests of the record's place and the
- * trace's version cost 6 instructions more a record). */
+ * trace's version cost 7 instructions more a record). */
 static inline __attribute__((always_inline)) int mt_trace_cursor_next(struct mt_trace_cursor *c,
 									 struct mt_rec *r,
 									 uint64_t *recno,
