@@ -95,15 +95,22 @@ int emit_stream(struct conv *c, uint32_t s);
 int emit_handoff(struct conv *c, uint32_t s, const struct am_entry *obj);
 int emit_thread_done(struct conv *c, uint32_t s);
 
-/* Appends op to s's stream.  This and emit_call are inline, as the loop
- * writes an op for each call: an encode into the stream's buffer. */
-static inline int emit_op(struct conv *c, uint32_t s, const struct mt_op *op)
+/* Appends op to s's stream; timing is c's (a constant in the loop, see
+ * emit_call).  This and emit_call are inline, as the loop writes an op for
+ * each call: an encode into the stream's buffer. */
+static inline __attribute__((always_inline)) int emit_op_timed(struct conv *c, uint32_t s,
+								 const struct mt_op *op, int timing)
 {
 	struct src *x = &c->src[s];
-	if (mt_wl_writer_op(c->w, x->wl, op, c->e) < 0)
+	if (mt_wl_writer_op_timed(c->w, x->wl, op, timing, c->e) < 0)
 		return -1;
 	x->ops++;
 	return 0;
+}
+
+static inline int emit_op(struct conv *c, uint32_t s, const struct mt_op *op)
+{
+	return emit_op_timed(c, s, op, c->timing);
 }
 
 /* With --timing, once per call: a product that fits 64 bits (a delta under
@@ -116,17 +123,22 @@ static inline uint64_t ticks_to_ns(const struct conv *c, uint64_t ticks)
 	return (uint64_t)((unsigned __int128)ticks * 1000000000u / c->ts_freq);
 }
 
-/* Writes s's call op (its delta_ns is set here) at trace time ts. */
-static inline int emit_call(struct conv *c, uint32_t s, struct mt_op *op, uint64_t ts)
+/* Writes s's call op (its delta_ns is set here) at trace time ts.  timing
+ * is c's, passed by the loop as a constant (convert.c makes the loop once
+ * for each): the tests of it here and in the encoder cost 5 instructions
+ * a call. */
+static inline __attribute__((always_inline)) int emit_call(struct conv *c, uint32_t s,
+							     struct mt_op *op, uint64_t ts,
+							     int timing)
 {
 	struct src *x = &c->src[s];
 	if (x->wl < 0 && emit_stream(c, s) < 0)
 		return -1;
-	if (c->timing) {
+	if (timing) {
 		op->delta_ns = ts > x->last_ts ? ticks_to_ns(c, ts - x->last_ts) : 0;
 		x->last_ts = ts > x->last_ts ? ts : x->last_ts;
 	}
-	if (emit_op(c, s, op) < 0)
+	if (emit_op_timed(c, s, op, timing) < 0)
 		return -1;
 	c->last_caller = (int)s;
 	c->res.calls++;

@@ -86,10 +86,12 @@ struct mt_codec_state {
 	uint8_t varints;  /* versions 1 to 3: fields are varints, no tag */
 	uint64_t last_stack;
 	/* By head call (MT_HEAD_STAMP included), for the decoder: its tag's
-	 * bits (mt_tag_bits) and its stamp bit (mt_stamp_bit), a load each
-	 * where working them out at each record cost the decoder about 50
-	 * instructions a record (docs/BENCHMARKS.md). */
-	uint8_t tag_bits[16], stamp_bit[16];
+	 * bytes (mt_tag_bytes) and the mask of their bits, and its stamp bit
+	 * (mt_stamp_bit), a load each where working them out at each record
+	 * cost the decoder about 50 instructions a record, and the tag's
+	 * bytes and mask from its bits 7 more (docs/BENCHMARKS.md). */
+	uint8_t tag_bytes[16], stamp_bit[16];
+	uint16_t tag_mask[16];
 };
 
 /* mt_codec_init's mode: bits of what the trace's records hold.  The
@@ -113,7 +115,10 @@ enum {
 	MT_FIELD_EVENT = 64, /* kind, nargs, args */
 };
 
-static const uint8_t mt_call_fields[32] = {
+/* 256 entries, so that a call number held in a byte (a record's call, an
+ * op's code) needs no test of its range: it cost the converter 6
+ * instructions a record. */
+static const uint8_t mt_call_fields[256] = {
 	[MT_CALL_MALLOC] = MT_FIELD_SIZE | MT_FIELD_OUT,
 	[MT_CALL_FREE] = MT_FIELD_IN,
 	[MT_CALL_CALLOC] = MT_FIELD_NMEMB | MT_FIELD_SIZE | MT_FIELD_OUT,
@@ -220,20 +225,23 @@ static inline void mt_codec_init(struct mt_codec_state *s, uint64_t base_ts, uns
 	s->stacks = (mode & MT_CODEC_STACKS) != 0;
 	s->ts_each = (mode & MT_CODEC_TS_EACH) != 0;
 	s->varints = (mode & (MT_CODEC_VARINTS | MT_CODEC_TS_EACH)) != 0;
-	for (unsigned call = 0; call < sizeof s->tag_bits; call++) {
-		s->tag_bits[call] = (uint8_t)mt_tag_bits(call, s->stacks);
+	for (unsigned call = 0; call < sizeof s->tag_bytes; call++) {
+		s->tag_bytes[call] = (uint8_t)mt_tag_bytes(call, s->stacks);
+		s->tag_mask[call] = (uint16_t)((1u << 8 * s->tag_bytes[call]) - 1);
 		s->stamp_bit[call] = (uint8_t)mt_stamp_bit(call);
 	}
 }
 
-/* The bytes of a packed field of `width` code bits whose code is `code`. */
+/* The bytes of a packed field of `width` code bits whose code is `code`.
+ * A slack's 1 or 8 by arithmetic, not a choice: gcc made the decoder's
+ * mask of `code ? 8 : 1` bytes 10 instructions of compares and sbb. */
 static inline unsigned mt_pack_len(unsigned code, unsigned width)
 {
 	if (width == MT_W_PTR)
 		return code + 1;
 	if (width == MT_W_NUM)
 		return 1u << code;
-	return code ? 8 : 1;
+	return 1 + 7 * (code & 1);
 }
 
 /* Where a version 4 record's fields go, and the tag of their lengths. */
@@ -425,22 +433,23 @@ static inline __attribute__((always_inline)) int mt_rec_varint(const uint8_t **p
 	return wide ? mt_varint_get_wide(pp, end, out) : mt_varint_get(pp, end, out);
 }
 
-/* A version 4 record's tag of `bits` bits (the codec state's tag_bits);
- * nothing in versions 1 to 3 (`varints`, the state's, a constant where
- * the caller has tested it once for the record).  Wide as for
- * mt_rec_varint: a tag is 2 bytes at most, read with one load and masked
- * to its length. */
+/* The tag of a version 4 record whose head holds `call` (or is a stamp
+ * record's); nothing in versions 1 to 3 (`varints`, the state's, a
+ * constant where the caller has tested it once for the record).  Wide as
+ * for mt_rec_varint: a tag is 2 bytes at most, read with one load and
+ * masked to its length. */
 static inline __attribute__((always_inline)) int mt_rec_tag(const uint8_t **pp,
 							      const uint8_t *end,
-							      unsigned bits, uint64_t *tag, int wide,
+							      const struct mt_codec_state *s,
+							      unsigned call, uint64_t *tag, int wide,
 							      int varints)
 {
 	*tag = 0;
 	if (varints)
 		return 0;
-	unsigned n = (bits + 7) / 8;
+	unsigned n = s->tag_bytes[call];
 	if (wide) {
-		*tag = ((*pp)[0] | (unsigned)(*pp)[1] << 8) & ((1u << 8 * n) - 1);
+		*tag = ((*pp)[0] | (unsigned)(*pp)[1] << 8) & s->tag_mask[call];
 	} else {
 		if ((size_t)(end - *pp) < n)
 			return -1;
@@ -450,6 +459,13 @@ static inline __attribute__((always_inline)) int mt_rec_tag(const uint8_t **pp,
 	*pp += n;
 	return 0;
 }
+
+/* The bits of a packed field of n bytes (1 to 8) in an 8-byte load: a
+ * table, as the shifts that make it cost 4 more instructions a field. */
+static const uint64_t mt_pack_mask[9] = {
+	0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xffffffffffull, 0xffffffffffffull,
+	0xffffffffffffffull, ~0ull,
+};
 
 /* A record's next field: a varint (versions 1 to 3) or the packed field
  * the tag's next code gives the length of (version 4), wide and varints
@@ -465,7 +481,7 @@ static inline __attribute__((always_inline)) int mt_rec_field(const uint8_t **pp
 	unsigned n = mt_pack_len((unsigned)(*tag & ((1u << width) - 1)), width);
 	*tag >>= width;
 	if (wide) {
-		*out = mt_get_le64(p) & (~(uint64_t)0 >> (64 - 8 * n));
+		*out = mt_get_le64(p) & mt_pack_mask[n];
 	} else {
 		if ((size_t)(end - p) < n)
 			return -1;
@@ -501,7 +517,7 @@ static inline __attribute__((always_inline)) int mt_rec_decode_body(const uint8_
 		f = mt_call_field_set(head & 0x0f);
 	} else if (head == MT_HEAD_STAMP) {
 		/* The record after a stamp was stored before the stamp's byte. */
-		if (mt_rec_tag(&q, end, s->tag_bits[MT_HEAD_STAMP], &tag, wide, varints) ||
+		if (mt_rec_tag(&q, end, s, MT_HEAD_STAMP, &tag, wide, varints) ||
 		    mt_rec_field(&q, end, &tag, MT_W_NUM, &v, wide, varints) || q >= end || *q == 0 ||
 		    *q == MT_HEAD_STAMP)
 			return MT_DEC_CORRUPT;
@@ -509,12 +525,12 @@ static inline __attribute__((always_inline)) int mt_rec_decode_body(const uint8_
 		head = *q++;
 		f = mt_call_field_set(head & 0x0f);
 		if (head & s->stamp_bit[head & 0x0f] ||
-		    mt_rec_tag(&q, end, s->tag_bits[head & 0x0f], &tag, wide, varints))
+		    mt_rec_tag(&q, end, s, head & 0x0f, &tag, wide, varints))
 			return MT_DEC_CORRUPT;
 	} else {
 		f = mt_call_field_set(head & 0x0f);
 		unsigned bit = s->stamp_bit[head & 0x0f];
-		if (mt_rec_tag(&q, end, s->tag_bits[head & 0x0f], &tag, wide, varints))
+		if (mt_rec_tag(&q, end, s, head & 0x0f, &tag, wide, varints))
 			return MT_DEC_CORRUPT;
 		if (head & bit) {
 			if (mt_rec_field(&q, end, &tag, MT_W_NUM, &v, wide, varints))
@@ -613,7 +629,8 @@ static __attribute__((noinline)) int mt_rec_decode_varints(const uint8_t *p, con
  * last few records are read with the wide varint reader, which roughly
  * halves a record's instructions; the same values either way.  Always
  * inline, as readers decode records in loops: about 100 instructions a
- * record of malloc, free or realloc.
+ * record of malloc, free or realloc (a cursor's records of version 4 skip
+ * this function's tests: mt_trace_cursor_next).
  */
 static inline __attribute__((always_inline)) int mt_rec_decode(const uint8_t *p, const uint8_t *end,
 								 struct mt_codec_state *s,

@@ -27,6 +27,7 @@ static void enter_window(struct mt_trace_cursor *c)
 	c->end = c->t->map + w->data_end;
 	c->recno = w->first_rec;
 	mt_codec_init(&c->st, w->base_ts, mt_trace_codec_mode(c->t));
+	c->wide_end = !c->st.varints && c->end - c->p >= MT_REC_WIDE ? c->end - MT_REC_WIDE + 1 : c->p;
 #ifdef MADV_POPULATE_READ
 	madvise((void *)(c->t->map + w->off), w->data_end - w->off, MADV_POPULATE_READ);
 #endif
@@ -93,4 +94,16 @@ int mt_trace_cursor_turn(struct mt_trace_cursor *c, int rc, struct mt_rec *r, ui
 		}
 	}
 	return 0;
+}
+
+int mt_trace_cursor_slow(struct mt_trace_cursor *c, struct mt_rec *r, uint64_t *recno,
+			 struct mt_error *e)
+{
+	size_t len;
+	int rc = mt_rec_decode(c->p, c->end, &c->st, r, &len);
+	if (rc != MT_DEC_OK)
+		return mt_trace_cursor_turn(c, rc, r, recno, e);
+	c->p += len;
+	*recno = c->recno++;
+	return 1;
 }

@@ -158,8 +158,10 @@ static inline int mt_op_releases_old(const struct mt_op *op)
 }
 
 /* Encodes op at dst (MT_WL_OP_MAX bytes); returns its length. */
-static inline size_t mt_op_encode(uint8_t *dst, struct mt_op_state *s, const struct mt_op *op,
-				  int timing)
+static inline __attribute__((always_inline)) size_t mt_op_encode(uint8_t *dst,
+								   struct mt_op_state *s,
+								   const struct mt_op *op,
+								   int timing)
 {
 	uint8_t *p = dst;
 	unsigned code = op->code;

@@ -244,7 +244,7 @@ int mt_wl_writer_op_slow(struct mt_wl_writer *w, int thread, const struct mt_op 
 	struct mt_wl_stream *s = &w->s[thread];
 	if (s->size - s->used < MT_WL_OP_MAX && make_room(w, s, e) < 0)
 		return -1;
-	mt_wl_writer_put(w, s, op);
+	mt_wl_writer_put(w, s, op, w->timing);
 	return 0;
 }
 

@@ -104,11 +104,13 @@ struct mt_wl_writer *mt_wl_writer_open(const char *path, int overwrite, int timi
 /* Adds a thread; returns its index (0, 1, ...) or -1 with e set. */
 int mt_wl_writer_thread(struct mt_wl_writer *w, uint32_t tid, struct mt_error *e);
 /* Encodes op at the end of s's buffer, which has MT_WL_OP_MAX bytes free,
- * and counts it. */
-static inline void mt_wl_writer_put(struct mt_wl_writer *w, struct mt_wl_stream *s,
-				    const struct mt_op *op)
+ * and counts it; timing is w's. */
+static inline __attribute__((always_inline)) void mt_wl_writer_put(struct mt_wl_writer *w,
+								     struct mt_wl_stream *s,
+								     const struct mt_op *op,
+								     int timing)
 {
-	s->used += (uint32_t)mt_op_encode(s->buf + s->used, &s->st, op, w->timing);
+	s->used += (uint32_t)mt_op_encode(s->buf + s->used, &s->st, op, timing);
 	s->ops++;
 	w->ops++;
 	w->calls[op->code & (MT_WL_OPCODES - 1)]++;
@@ -118,17 +120,29 @@ static inline void mt_wl_writer_put(struct mt_wl_writer *w, struct mt_wl_stream 
 int mt_wl_writer_op_slow(struct mt_wl_writer *w, int thread, const struct mt_op *op,
 			 struct mt_error *e);
 
+/* mt_wl_writer_op for a caller that knows w's timing, and passes it as a
+ * constant (trace2wl's loop, made once for each): the encoder's test of it
+ * then folds away. */
+static inline __attribute__((always_inline)) int mt_wl_writer_op_timed(struct mt_wl_writer *w,
+									 int thread,
+									 const struct mt_op *op,
+									 int timing,
+									 struct mt_error *e)
+{
+	struct mt_wl_stream *s = &w->s[thread];
+	if (s->size - s->used < MT_WL_OP_MAX)
+		return mt_wl_writer_op_slow(w, thread, op, e);
+	mt_wl_writer_put(w, s, op, timing);
+	return 0;
+}
+
 /* Appends op to thread's stream; counts it.  Inline: one encode straight
  * into the thread's buffer (tens of instructions), with a call only every
  * few thousand ops. */
 static inline int mt_wl_writer_op(struct mt_wl_writer *w, int thread, const struct mt_op *op,
 				  struct mt_error *e)
 {
-	struct mt_wl_stream *s = &w->s[thread];
-	if (s->size - s->used < MT_WL_OP_MAX)
-		return mt_wl_writer_op_slow(w, thread, op, e);
-	mt_wl_writer_put(w, s, op);
-	return 0;
+	return mt_wl_writer_op_timed(w, thread, op, w->timing, e);
 }
 /* Moves the thread's buffered ops to the spill file and frees its buffer,
  * for a thread that is done or idle: memory then follows the threads still
