@@ -26,10 +26,10 @@
  * ~6 fewer on a ring of malloc and free, callgrind); on
  * the real-program corpus (bench/real.sh) the replay thread runs 102-125
  * instructions a call outside the allocator and the timer reads on one
- * thread (CPython 104, cc1plus 114, sqlite3, gcc's cc1; perl's three
- * threads with their recorded times, 184 --unpaced) and its own cost is 8.5-13 ns
- * a call beyond the timer's (CPython, cc1plus; perl 17-25: chrt -f 50 on
- * a shared VM, docs/BENCHMARKS.md).
+ * thread (CPython 104, cc1plus 108, sqlite3, gcc's cc1; perl's three
+ * threads with their recorded times and the look-ahead, 174 --unpaced)
+ * and its own cost is 8.5-13 ns a call beyond the timer's (CPython,
+ * cc1plus; perl 14-21: chrt -f 50 on a shared VM, docs/BENCHMARKS.md).
  * RDTSCP (and LFENCE before RDTSC) waits for all earlier work, so a free's
  * chain of dependent loads (stream bytes, then its slot) counts for more
  * than its instructions.  A thread whose frees mostly miss the cache (a
@@ -826,7 +826,10 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 	const unsigned spins = r->spins;
 	struct mt_op_state st = mt_wl_first_state(r->info);
 	struct mt_op op;
-	struct timeline tl = { .clocked = r->clocked, .pacing = r->o->pace };
+	/* one thread has no shared clock (replay.c): said so, the copy for one
+	 * thread drops the clock's tests at each malloc */
+	assert(!single || !r->clocked);
+	struct timeline tl = { .clocked = !single && r->clocked, .pacing = r->o->pace };
 	uint64_t calls = 0, syncs = 0;
 
 	tl.used = tl.clocked || tl.pacing;
