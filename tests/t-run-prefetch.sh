@@ -39,6 +39,45 @@ awk -v n=40000 'BEGIN {
 trace2wl warm.wl warm.log >/dev/null || fail "trace2wl warm.log failed"
 replays warm.wl 0
 
+# Every kind of op the look-ahead keeps for the replay, with recorded
+# times: callocs and frees of NULL (its second fast step), reallocs and
+# waits (decoded whole), beside the mallocs and frees.  Thread 2 makes 200
+# blocks first; thread 1, 2 ms later, 40,000, and frees them scrambled,
+# reallocating every fifth first, with thread 2's among them.
+awk -v n=40000 'BEGIN {
+	print "# mlog1 malloc-log"
+	ts = 1000
+	for (j = 0; j < 200; j++) printf "mlog1 2 %d malloc 32 = 0x%x\n", ts += 100, 150994944 + 64 * j
+	ts += 2000000
+	for (i = 0; i < n; i++)
+		if (i % 3) printf "mlog1 1 %d malloc %d = 0x%x\n", ts += 100, 16 + i % 48, 1048576 + 64 * i
+		else printf "mlog1 1 %d calloc 2 %d = 0x%x\n", ts += 100, 8 + i % 24, 1048576 + 64 * i
+	for (k = 0; k < n; k++) {
+		i = (k * 7919) % n
+		if (i % 5) {
+			printf "mlog1 1 %d free 0x%x\n", ts += 100, 1048576 + 64 * i
+		} else {
+			printf "mlog1 1 %d realloc 0x%x 100 = 0x%x\n", ts += 100, 1048576 + 64 * i, 83886080 + 128 * i
+			printf "mlog1 1 %d free 0x%x\n", ts += 100, 83886080 + 128 * i
+		}
+		if (k % 97 == 0) printf "mlog1 1 %d free 0\n", ts += 100
+		if (k % 200 == 0) printf "mlog1 1 %d free 0x%x\n", ts += 100, 150994944 + 64 * (k / 200)
+	}
+}' >mixed.mlog
+trace2wl mixed.wl mixed.mlog >/dev/null || fail "trace2wl mixed.mlog failed"
+trace2wl --stats --json mixed.wl >mixed.stats || fail "trace2wl --stats mixed.wl failed"
+for c in calloc realloc; do
+	[ "$(jget mixed.stats "['by_call']['$c']")" -gt 0 ] || fail "mixed.wl has no $c"
+done
+for pace in "" --unpaced; do
+	trace_run --json --touch=none $pace mixed.wl >mixed.run 2>err || fail "mixed.wl $pace: $(cat err)"
+	expect_calls "mixed.wl $pace" mixed.stats mixed.run
+	expect_eq "mixed.wl $pace: ideal peak" "$(jget mixed.stats "['ideal_peak']")" \
+		"$(jget mixed.run "['ideal_peak_bytes']")"
+	n=$(jget mixed.run "['prefetching_threads']")
+	[ "$n" -ge 1 ] || fail "mixed.wl $pace: no thread prefetches (prefetching_threads $n)"
+done
+
 # With recorded times (a workload of two threads has them): Debian's python3
 # (not a version manager's shim on PATH, which runs helper processes) with
 # the system malloc, a thread of its keeping 60,000 objects and dropping

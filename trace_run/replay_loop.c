@@ -26,10 +26,10 @@
  * ~6 fewer on a ring of malloc and free, callgrind); on
  * the real-program corpus (bench/real.sh) the replay thread runs 102-125
  * instructions a call outside the allocator and the timer reads on one
- * thread (CPython 104, cc1plus 114, sqlite3, gcc's cc1; perl's three
- * threads with their recorded times, 184 --unpaced) and its own cost is 8.5-13 ns
- * a call beyond the timer's (CPython, cc1plus; perl 17-25: chrt -f 50 on
- * a shared VM, docs/BENCHMARKS.md).
+ * thread (CPython 104, cc1plus 108, sqlite3, gcc's cc1; perl's three
+ * threads with their recorded times and the look-ahead, 174 --unpaced)
+ * and its own cost is 8.5-13 ns a call beyond the timer's (CPython,
+ * cc1plus; perl 14-21: chrt -f 50 on a shared VM, docs/BENCHMARKS.md).
  * RDTSCP (and LFENCE before RDTSC) waits for all earlier work, so a free's
  * chain of dependent loads (stream bytes, then its slot) counts for more
  * than its instructions.  A thread whose frees mostly miss the cache (a
@@ -53,6 +53,7 @@
  */
 #include "config.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <malloc.h>
 #include <stdlib.h>
@@ -659,22 +660,40 @@ static inline uint64_t adds(const struct rt_thread *t, const struct mt_op *op)
  * not wait for a prefetch).  One op ahead, the prefetch came too late for
  * part of perl's frees; four ahead was the best distance measured
  * (docs/BENCHMARKS.md).  What it decoded it keeps in a ring, so the replay
- * takes a malloc or free the fast decoder reads from there instead of
- * decoding it again (perl's ops carry recorded times: decoding each twice
- * was 130 of its 219 instructions a call); an op the fast decoder declines
- * has code 0 there, and the replay decodes it itself, as the cursors go op
- * for op.  So does every op past a stream's end or an undecodable one (the
- * replay's own decoder then says so).
+ * takes every op from there instead of decoding it again (perl's ops carry
+ * recorded times: decoding each twice was 130 of its 219 instructions a
+ * call): a malloc or free by its code, tested first; an op the fast
+ * decoder declines has code 0, and a second field, more, says how the
+ * look-ahead decoded it: by the second fast step (a calloc or a free of
+ * NULL) or whole (AHEAD_WHOLE: a realloc, a sync op...), the entry holding
+ * what the replay's own decoder would have given.  The replay decodes
+ * itself only an op with more 0: one past a stream's end or an
+ * undecodable one (its own decoder then says so).  So a malloc's or free's
+ * entry keeps one test and 48 bytes: more sits in code's padding, a
+ * calloc's nmemb and a whole op in a ring of their own.
  * Always inline: gcc 12 deleted the calls of an out-of-line helper that
  * only prefetches, as having no effect.  The load-time check proved every
  * op valid, so a slot is the table's.
  */
 enum { PREFETCH_AHEAD = 4, AHEAD_RING = 8 /* a power of 2 above PREFETCH_AHEAD */ };
+/* An ahead_op's more for an op decoded whole: no head byte (bit 7 is 0 in
+ * every valid one). */
+enum { AHEAD_WHOLE = 0x100 };
 
 struct ahead_op {
-	unsigned code;       /* MT_CALL_MALLOC or MT_CALL_FREE; 0: decode it again */
+	unsigned code;       /* MT_CALL_MALLOC or MT_CALL_FREE; 0: see more */
+	unsigned more;       /* with code 0: MT_CALL_CALLOC, MT_OP_FREE_NULL,
+				AHEAD_WHOLE, or 0: decode it again */
 	const uint8_t *next; /* where the stream goes on after it */
 	uint64_t delta, obj, size, last_new;
+};
+
+/* The rest of a ring entry, apart so that a malloc's or free's stays 48
+ * bytes: in one entry of 120, perl's loop ran 6 instructions a call more
+ * (callgrind). */
+struct ahead_rest {
+	uint64_t nmemb;      /* a calloc's */
+	struct mt_op op;     /* with AHEAD_WHOLE */
 };
 
 struct ahead {
@@ -682,18 +701,20 @@ struct ahead {
 	struct mt_op_state st;
 	unsigned made, taken; /* ops put in the ring, taken out: made - taken <= PREFETCH_AHEAD + 1 */
 	struct ahead_op ring[AHEAD_RING];
+	struct ahead_rest rest[AHEAD_RING];
 };
 
 static inline __attribute__((always_inline)) void look_ahead(const struct rt_thread *t,
 							     struct ahead *a, const uint8_t *end,
 							     int timing)
 {
-	struct ahead_op *o = &a->ring[a->made++ & (AHEAD_RING - 1)];
-	struct mt_op op;
-	uint64_t nmemb;
+	unsigned i = a->made++ & (AHEAD_RING - 1);
+	struct ahead_op *o = &a->ring[i];
 	o->code = 0;
-	if (a->p >= end)
+	if (a->p >= end) {
+		o->more = 0;
 		return;
+	}
 	unsigned code = mt_op_decode_common(&a->p, end, &a->st, timing, &o->delta, &o->obj, &o->size);
 	if (code) {
 		o->code = code;
@@ -701,15 +722,23 @@ static inline __attribute__((always_inline)) void look_ahead(const struct rt_thr
 		o->last_new = a->st.last_new;
 		if (code == MT_CALL_FREE)
 			__builtin_prefetch(&t->slots[o->obj], 0, 3);
-	} else if (mt_op_decode_more(&a->p, end, &a->st, timing, &o->delta, &o->obj, &nmemb,
-				     &o->size)) {
-		/* a calloc or a free of NULL, stepped over as the replay's
-		 * second step will decode it: nothing to prefetch */
-	} else if (mt_op_decode(&a->p, end, &a->st, &op, timing)) {
-		a->p = end;
-	} else if (op.old_obj) {
-		__builtin_prefetch(&t->slots[op.old_obj], 0, 3);
+		return;
 	}
+	/* a calloc or a free of NULL: nothing to prefetch */
+	struct ahead_rest *r = &a->rest[i];
+	o->more = mt_op_decode_more(&a->p, end, &a->st, timing, &o->delta, &o->obj, &r->nmemb,
+				    &o->size);
+	if (!o->more) {
+		if (mt_op_decode(&a->p, end, &a->st, &r->op, timing)) {
+			a->p = end;
+			return;
+		}
+		o->more = AHEAD_WHOLE;
+		if (r->op.old_obj)
+			__builtin_prefetch(&t->slots[r->op.old_obj], 0, 3);
+	}
+	o->next = a->p;
+	o->last_new = a->st.last_new;
 }
 
 /* The next op from the ring, as mt_op_decode_common would have decoded it
@@ -729,6 +758,34 @@ static inline __attribute__((always_inline)) unsigned ahead_take(struct ahead *a
 	*obj = o->obj;
 	*size = o->size;
 	return o->code;
+}
+
+/* After ahead_take returned 0: the op's more (ahead_op), and from the ring
+ * what its decoder would have given: p and st, then delta, obj, nmemb and
+ * size for a calloc or a free of NULL, op for AHEAD_WHOLE. */
+static inline __attribute__((always_inline)) unsigned ahead_more(const struct ahead *a,
+								 const uint8_t **p,
+								 struct mt_op_state *st,
+								 uint64_t *delta, uint64_t *obj,
+								 uint64_t *nmemb, uint64_t *size,
+								 struct mt_op *op)
+{
+	unsigned i = (a->taken - 1) & (AHEAD_RING - 1);
+	const struct ahead_op *o = &a->ring[i];
+	assert(!o->code);
+	if (!o->more)
+		return 0;
+	*p = o->next;
+	st->last_new = o->last_new;
+	if (o->more == AHEAD_WHOLE) {
+		*op = a->rest[i].op;
+	} else {
+		*delta = o->delta;
+		*obj = o->obj;
+		*nmemb = a->rest[i].nmemb;
+		*size = o->size;
+	}
+	return o->more;
 }
 
 /* A thread about to wait at p is, on the clock, at its next call: in the
@@ -769,7 +826,10 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 	const unsigned spins = r->spins;
 	struct mt_op_state st = mt_wl_first_state(r->info);
 	struct mt_op op;
-	struct timeline tl = { .clocked = r->clocked, .pacing = r->o->pace };
+	/* one thread has no shared clock (replay.c): said so, the copy for one
+	 * thread drops the clock's tests at each malloc */
+	assert(!single || !r->clocked);
+	struct timeline tl = { .clocked = !single && r->clocked, .pacing = r->o->pace };
 	uint64_t calls = 0, syncs = 0;
 
 	tl.used = tl.clocked || tl.pacing;
@@ -804,8 +864,12 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 				call_done(t, &calls, &until_trim, trim_every);
 				continue;
 			}
-			code = mt_op_decode_more(&p, end, &st, timing, &delta, &obj, &nmemb, &size);
-			if (code) {
+			if (prefetch)
+				code = ahead_more(&la, &p, &st, &delta, &obj, &nmemb, &size, &op);
+			else
+				code = mt_op_decode_more(&p, end, &st, timing, &delta, &obj, &nmemb,
+							 &size);
+			if (code && (!prefetch || code != AHEAD_WHOLE)) {
 				if (tl.used && delta)
 					advance(t, &tl, delta);
 				if (code == MT_CALL_CALLOC) {
@@ -817,7 +881,7 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 				call_done(t, &calls, &until_trim, trim_every);
 				continue;
 			}
-			if (mt_op_decode(&p, end, &st, &op, timing))
+			if ((!prefetch || !code) && mt_op_decode(&p, end, &st, &op, timing))
 				corrupt(t, at);
 			if (tl.used && op.delta_ns)
 				advance(t, &tl, op.delta_ns);

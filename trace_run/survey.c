@@ -21,8 +21,8 @@
  *
  * Cold frees: a thread whose frees mostly find their object's slot out of
  * the cache has the replay loop prefetch the slots of its frees four ops
- * ahead (replay_loop.c: each op decoded twice, where a missed slot costs
- * ~20 ns).  The pass
+ * ahead (replay_loop.c: a second cursor and a ring of decoded ops, where
+ * a missed slot costs ~20 ns).  The pass
  * stamps each 64-byte line of the object table with the number of the op
  * that last touched it, counting ops across all streams; a free whose line
  * was last touched COLD_AGE ops or more before counts as cold, and a
