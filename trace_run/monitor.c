@@ -177,21 +177,21 @@ static void stuck(struct rt_replay *r, unsigned secs, uint64_t now)
  * replays (docs/BENCHMARKS.md).  Resident memory only goes down when the
  * allocator gives pages back; while it does not, a peak stays until the
  * next reading, however late, and reading late loses nothing.  So the
- * step is RSS_STEP_MIN after a reading that found the anonymous RSS lower
+ * step is READ_STEP_MIN_NS after a reading that found the anonymous RSS lower
  * than the one before (memory given back: peaks may now be brief), and
- * doubles at each reading that did not, up to max: RSS_STEP_MAX or
+ * doubles at each reading that did not, up to max: READ_STEP_MAX_NS or
  * --sample-ms if shorter, so that the samples' wake-ups are the RSS
  * readings' too.  What it can miss: a rise and fall both within one long
  * step that follows a stretch of no fall and does not follow the live
  * bytes (the replay threads' readings at each new ideal peak, rss.c,
  * catch those that do).
  */
-enum { RSS_STEP_MIN = 1000000, RSS_STEP_MAX = 10000000 };
+enum { READ_STEP_MIN_NS = 1000000, READ_STEP_MAX_NS = 10000000 };
 
 static uint64_t rss_step(uint64_t step, uint64_t max, uint64_t anon, uint64_t last_anon)
 {
 	if (anon < last_anon)
-		return RSS_STEP_MIN;
+		return READ_STEP_MIN_NS;
 	return step < max / 2 ? 2 * step : max;
 }
 
@@ -219,8 +219,8 @@ void *rt_monitor_main(void *arg)
 	const uint64_t sample_ns = (uint64_t)r->o->sample_ms * 1000000u;
 	const uint64_t limit_ns = (uint64_t)r->o->watchdog_s * 1000000000u;
 	uint64_t last_ops = 0, still_since, next_sample, next_progress, now;
-	const uint64_t max_step = sample_ns < RSS_STEP_MAX ? sample_ns : RSS_STEP_MAX;
-	uint64_t step = RSS_STEP_MIN, last_anon;
+	const uint64_t max_step = sample_ns < READ_STEP_MAX_NS ? sample_ns : READ_STEP_MAX_NS;
+	uint64_t step = READ_STEP_MIN_NS, last_anon;
 	int shown = 0;
 
 	rt_sync_wait(&r->go, 0);
