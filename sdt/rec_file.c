@@ -123,7 +123,14 @@ static void fill_info(struct mt_trace_info *in, pid_t pid)
 	in->start_realtime_ns = mt_clock_ns(CLOCK_REALTIME);
 	in->start_mono_ns = mt_clock_ns(CLOCK_MONOTONIC);
 	in->start_ts = mt_clock_ts();
-	in->stamp_every = mt_precise_time ? 1 : 2;
+	/* The bound for the whole file: sparse stamps may come until a
+	 * second thread records, if none has yet (recorder.h). */
+	if (mt_precise_time)
+		in->stamp_every = 1;
+	else if (__atomic_load_n(&mt_rec_many_threads, __ATOMIC_RELAXED))
+		in->stamp_every = 2;
+	else
+		in->stamp_every = MT_SPARSE_STAMP_EVERY;
 	in->stamp_tick_ns = 0;
 }
 

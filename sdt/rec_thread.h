@@ -129,6 +129,12 @@ void mt_window_want_next(struct mt_tls *t, struct mt_file *f);
 /* MTRACE_PRECISE_TIME=1: every record stamped (recorder.h). */
 MT_HIDDEN extern int mt_precise_time;
 
+/* Non-zero once a second thread of the process has recorded; until then
+ * the one recording thread stamps one record in MT_SPARSE_STAMP_EVERY
+ * (recorder.h). */
+MT_HIDDEN extern unsigned mt_rec_many_threads;
+#define MT_SPARSE_STAMP_EVERY 16u
+
 /* Closes the thread's own window if still open (adding its records to f)
  * and unmaps it. */
 void mt_window_release(struct mt_tls *t, struct mt_file *f);

@@ -35,7 +35,9 @@ extern char **environ;
 #include "recorder.h"
 
 struct mt_owner mt_block_owner[MT_OWNER_SLOTS];
-static uint32_t last_token;
+static uint32_t last_token;        /* atomic */
+static uint64_t threads_recorded;  /* atomic: threads given a token; 1 in a
+				      forked child whose thread has one */
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct mt_file file = { .fd = { .fd = -1 } };
@@ -54,6 +56,27 @@ void mt_record_dropped(void)
 		__atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * The thread's first record: its token, and the end of sparse stamps if
+ * another thread was given one first.  The flag is stored and fenced
+ * before this record's stamp decision, and so before the effects of the
+ * calls this thread records (recorder.h says why that orders the first
+ * thread's unstamped records).  Without the lock: the stamp decision
+ * comes before the window (mt_record_slow).
+ */
+static void first_record(struct mt_tls *t)
+{
+	uint32_t token;
+	do
+		token = __atomic_add_fetch(&last_token, 1, __ATOMIC_RELAXED);
+	while (!token); /* 0 is no thread's */
+	t->token = token;
+	if (__atomic_fetch_add(&threads_recorded, 1, __ATOMIC_RELAXED) &&
+	    !__atomic_load_n(&mt_rec_many_threads, __ATOMIC_RELAXED))
+		__atomic_store_n(&mt_rec_many_threads, 1, __ATOMIC_SEQ_CST);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
 void mt_record_slow(struct mt_rec r)
 {
 	struct mt_tls *t = &mt_tls;
@@ -67,6 +90,8 @@ void mt_record_slow(struct mt_rec r)
 	}
 	t->busy = 1;
 	mt_compiler_barrier(); /* a signal handler from here on sees busy */
+	if (!t->token)
+		first_record(t);
 	/* A stamp's moment is now, before a stack walk that may take long:
 	 * another thread may already be handed the block this call freed. */
 	int stamp = mt_record_stamped(t, &r);
@@ -76,6 +101,13 @@ void mt_record_slow(struct mt_rec r)
 	unsigned e = __atomic_load_n(&mt_rec_epoch, __ATOMIC_RELAXED);
 	if ((!e || e != t->epoch || t->cur > t->limit) && !mt_record_window(t, e))
 		goto out;
+	if (!stamp && !t->count) {
+		/* A window's first record is stamped: the time it would carry,
+		 * the window's base_ts, is later than its call, and the sparse
+		 * rule counts from it (recorder.h). */
+		stamp = 1;
+		ts = mt_clock_ts();
+	}
 	mt_record_commit(t, &r, ts, stamp, t->codec.stacks);
 out:
 	t->last_freed = mt_call_has_in(r.call) ? r.ptr_in : 0;
@@ -201,11 +233,6 @@ static int window_ready(struct mt_tls *t)
 		stop_locked(); /* resumed (mtrace_unpause...) after the cut */
 		return 0;
 	}
-	if (!t->token) {
-		if (!++last_token) /* 0 is no thread's */
-			last_token = 1;
-		t->token = last_token;
-	}
 	if (!t->slot) {
 		if (!(t->slot = mt_slot_get(&file, e)))
 			return 0;
@@ -310,6 +337,10 @@ static void child_after_fork(void)
 	pthread_mutex_init(&lock, NULL);
 	mt_stacks_after_fork();
 	mt_windows_forget();
+	/* One thread now, and the child's trace holds only the child's
+	 * records: stamps are sparse again until a second thread records. */
+	threads_recorded = mt_tls.token != 0;
+	mt_rec_many_threads = 0;
 	if (file_epoch) {
 		int was_paused = paused;
 		mt_file_close(&file);

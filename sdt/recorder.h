@@ -82,17 +82,64 @@ static inline uint32_t *mt_owner_slot(uint64_t block)
 }
 
 /*
+ * Sparse stamps, while only one thread of the process has ever recorded.
+ * mt_rec_many_threads is 0 until a thread that is not the first to record
+ * makes its first record; that thread sets it, with a full fence, before
+ * its record's stamp decision and so before the effects of the calls it
+ * records (mt_record_slow; it is never cleared, but in a forked child,
+ * which has one thread).  While it is 0 (and MTRACE_PRECISE_TIME is off)
+ * the one recording thread stamps only its window's first record and
+ * every MT_SPARSE_STAMP_EVERY-th after it; the others carry the last
+ * stamp's time, and the block owner table is neither read nor written.
+ *
+ * Why that keeps the order a converter needs.  An unstamped record
+ * carries its thread's earlier stamp: a time no later than its own.  So
+ * it can read as too early only against a record of another thread that
+ * it depends on: its call saw that record's effect (malloc returned the
+ * block the other thread freed; free was handed a block the other thread
+ * allocated).  The other thread stored the flag and fenced before its
+ * first record, and so before every effect its records describe (a
+ * free's record is made before the free; an allocation's before the
+ * block reaches the program), and our thread loads the flag after the
+ * load that saw the effect: after the allocator call in an allocation's
+ * wrapper, at a free's entry after the program loaded the pointer.  With
+ * the acquire fence below between the two loads, C11 (fence to fence)
+ * and every CPU guarantee that it then sees the flag set, and stamps by
+ * the rule below; on x86 the fence is only a compiler barrier, as TSO
+ * keeps two loads in order.  A record that loaded the flag too early to
+ * see it can only be misordered against records it does not depend on.
+ * One effect precedes the flag: a new thread's first call, if it is a
+ * realloc, frees its old block before it is recorded (stamped on
+ * return, as every realloc); trace2wl repairs that order (converter/park.c)
+ * as it does for any realloc.  The trace header's stamp_every says
+ * MT_SPARSE_STAMP_EVERY (rec_file.c).
+ */
+static inline int mt_stamps_sparse(void)
+{
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return !(__atomic_load_n(&mt_rec_many_threads, __ATOMIC_RELAXED) |
+		 (unsigned)mt_precise_time);
+}
+
+/*
  * Whether r is to be stamped, and for an allocating call the claim on its
- * block in the owner table.  Not stamped, unless MTRACE_PRECISE_TIME=1:
+ * block in the owner table.  While stamps are sparse (above), only the
+ * window's every MT_SPARSE_STAMP_EVERY-th record (t->count counts the
+ * window's records; its first is the slow path's, which stamps it).
+ * Else not stamped, unless MTRACE_PRECISE_TIME=1:
  * an allocation with a stamp bit (not realloc) that returns the block its
  * thread's previous record freed, with the block's owner slot still the
- * thread's.  Its time is then the free's stamp (or its window's base
- * time), and nothing another thread did to the block lies between the
- * two: trace2wl pairs its frees as with a stamp (tests/conv_handoff).
+ * thread's.  Its time is then the free's stamp, and nothing another
+ * thread did to the block lies between the two: trace2wl pairs its frees
+ * as with a stamp (tests/conv_handoff).  Only the thread that recorded
+ * first ever has sparse stamps, and every other thread's allocations
+ * write their tokens, so the slots it left unwritten prove nothing wrong.
  */
 static inline __attribute__((always_inline)) int mt_record_stamped(struct mt_tls *t,
 								     const struct mt_rec *r)
 {
+	if (mt_stamps_sparse())
+		return (t->count & (MT_SPARSE_STAMP_EVERY - 1)) == 0;
 	if (!mt_call_allocates(r->call))
 		return 1;
 	uint32_t *owner = mt_owner_slot(r->ptr_out);
@@ -138,10 +185,11 @@ void mt_record_slow(struct mt_rec r);
  * and the record never exists in memory.  The fast path calls nothing, so
  * in the wrapper it needs no register saved beyond the wrapper's own.
  *
- * Time: every record is stamped but an allocation that mt_record_stamped
- * shows no other thread can have come between (a malloc/free loop's
- * malloc), which carries its thread's free's time: one rdtsc less.  With
- * MTRACE_PRECISE_TIME=1 every record is stamped.  (Version 3's
+ * Time: while one thread records, one record in MT_SPARSE_STAMP_EVERY is
+ * stamped; once more do, every record but an allocation that
+ * mt_record_stamped shows no other thread can have come between (a
+ * malloc/free loop's malloc), which carries its thread's free's time: one
+ * rdtsc less.  With MTRACE_PRECISE_TIME=1 every record is stamped.  (Version 3's
  * MTRACE_SPARSE_TIME=1 left the same allocations unstamped without the
  * owner table, and trace2wl paired frees wrongly when another thread took
  * the block in between: tests/conv_handoff, about one run in ten.)

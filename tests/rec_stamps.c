@@ -1,15 +1,18 @@
 /*
  * rec_stamps - how many of a trace's records carry their own time, for the
- * test that the recorder stamps every record with MTRACE_PRECISE_TIME=1
- * and all but a thread's allocations of the block it just freed (that no
- * other thread took meanwhile) by default (docs/FORMAT.md "Time"); with
- * --list, which records those are.
+ * tests that the recorder stamps every record with MTRACE_PRECISE_TIME=1,
+ * and by default one record in 16 while one thread records, then all but
+ * a thread's allocations of the block it just freed (that no other thread
+ * took meanwhile) (docs/FORMAT.md "Time"); with --list, which records
+ * those are.
  *
- * Usage: rec_stamps TRACE          prints "STAMPED RECORDS"
- *        rec_stamps --list TRACE   prints "THREAD CALL BLOCK STAMPED" for
- *                                  each record, threads numbered from 0 in
- *                                  the reader's order, BLOCK the pointer
- *                                  returned (or passed in, for a free)
+ * Usage: rec_stamps TRACE          prints "STAMPED RECORDS STAMP_EVERY",
+ *                                  the last the header's bound
+ *        rec_stamps --list TRACE   prints "THREAD CALL BLOCK STAMPED SIZE"
+ *                                  for each record, threads numbered from
+ *                                  0 in the reader's order, BLOCK the
+ *                                  pointer returned (or passed in, for a
+ *                                  free), SIZE the size asked for
  */
 #include "config.h"
 
@@ -42,16 +45,17 @@ int main(int argc, char **argv)
 			records++;
 			stamped += r.stamped;
 			if (list)
-				printf("%zu %u %#" PRIx64 " %u\n", i, r.call,
-				       r.ptr_out ? r.ptr_out : r.ptr_in, r.stamped);
+				printf("%zu %u %#" PRIx64 " %u %" PRIu64 "\n", i, r.call,
+				       r.ptr_out ? r.ptr_out : r.ptr_in, r.stamped, r.size);
 		}
 	}
+	uint32_t stamp_every = mt_trace_get_info(t)->stamp_every;
 	mt_trace_close(t);
 	if (rc < 0) {
 		mt_error_print("rec_stamps", &e);
 		return 1;
 	}
 	if (!list)
-		printf("%" PRIu64 " %" PRIu64 "\n", stamped, records);
+		printf("%" PRIu64 " %" PRIu64 " %" PRIu32 "\n", stamped, records, stamp_every);
 	return 0;
 }

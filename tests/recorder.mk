@@ -6,7 +6,7 @@
 REC_CHECKERS = tests/rec_expect tests/rec_consistent tests/rec_count tests/rec_stamps
 check_PROGRAMS += $(REC_CHECKERS) tests/rec_known tests/rec_loop tests/rec_fork \
 	tests/rec_stress tests/rec_api tests/rec_cxx tests/rec_storm tests/rec_kill_mt \
-	tests/rec_handback
+	tests/rec_handback tests/rec_sparse
 tests_rec_expect_SOURCES = tests/rec_expect.c
 tests_rec_expect_LDADD = lib/libmtformat.la
 tests_rec_consistent_SOURCES = tests/rec_consistent.c
@@ -40,6 +40,10 @@ tests_rec_kill_mt_LDADD = lib/libmtformat.la $(LIBS)
 tests_rec_handback_SOURCES = tests/rec_handback.c
 tests_rec_handback_CFLAGS = $(REC_CFLAGS)
 tests_rec_handback_LDADD = $(LIBS)
+# One thread, then two, then a forked child (t-rec-sparse).
+tests_rec_sparse_SOURCES = tests/rec_sparse.c
+tests_rec_sparse_CFLAGS = $(REC_CFLAGS)
+tests_rec_sparse_LDADD = $(LIBS)
 tests_rec_api_SOURCES = tests/rec_api.c
 tests_rec_api_CFLAGS = $(REC_CFLAGS)
 tests_rec_api_LDADD = sdt/libmtrace.la
@@ -57,6 +61,6 @@ REC_TESTS = tests/t-rec-known.sh tests/t-rec-probes.sh tests/t-rec-programs.sh \
 	tests/t-rec-kill.sh tests/t-rec-fork-exec.sh tests/t-rec-stress.sh tests/t-rec-api.sh \
 	tests/t-rec-env.sh tests/t-rec-bpftrace.sh tests/t-rec-allocators.sh \
 	tests/t-rec-storm.sh tests/t-rec-limits.sh tests/t-rec-disk-full.sh tests/t-rec-cut.sh \
-	tests/t-rec-record.sh tests/t-rec-kill-mt.sh tests/t-rec-stamps.sh
+	tests/t-rec-record.sh tests/t-rec-kill-mt.sh tests/t-rec-stamps.sh tests/t-rec-sparse.sh
 TESTS += $(REC_TESTS)
 EXTRA_DIST += $(REC_TESTS)
