@@ -14,7 +14,11 @@
  * that a tracer's cost is not mixed with process start-up or its own exit
  * work.  The loop's thread CPU time is printed next to its wall time: on a
  * shared machine the two differ by the time other processes took the CPU.
- * One result line goes to standard output.
+ * One result line goes to standard output.  --in-main runs the one
+ * thread's loop in the main thread: a program that never starts a
+ * thread, where the recorder's stamps are sparse (sdt/recorder.h); with a
+ * worker thread the main thread records too (pthread_create's own
+ * calloc), and so do two threads.
  */
 #include "config.h"
 
@@ -155,10 +159,11 @@ static void *work(void *arg)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: alloc_heavy [--calls N] [--threads T] [--seed S] [--tight]\n"
+		"Usage: alloc_heavy [--calls N] [--threads T] [--seed S] [--tight] [--in-main]\n"
 		"Makes N allocator calls in each of T threads (default 2000000, 1) and prints\n"
 		"the loop's time per call, page faults and context switches on one line.\n"
 		"--tight makes them malloc(32) and free of it, over and over (N even).\n"
+		"--in-main makes them in the main thread, starting none (T must be 1).\n"
 		"With MALLOC_TRACE set and libc_malloc_debug.so preloaded, glibc's mtrace()\n"
 		"logs the calls.\n");
 }
@@ -205,23 +210,29 @@ int main(int argc, char **argv)
 		{"threads", required_argument, NULL, 't'},
 		{"seed", required_argument, NULL, 's'},
 		{"tight", no_argument, NULL, 'T'},
+		{"in-main", no_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	uint64_t calls = 2000000, seed = 1;
 	unsigned threads = 1;
-	int c;
-	while ((c = getopt_long(argc, argv, "n:t:s:ThV", opts, NULL)) != -1) {
+	int c, in_main = 0;
+	while ((c = getopt_long(argc, argv, "n:t:s:TMhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n': calls = parse_count("calls", optarg, UINT64_C(1) << 40); break;
 		case 't': threads = (unsigned)parse_count("threads", optarg, MAX_THREADS); break;
 		case 's': seed = parse_count("seed", optarg, UINT64_MAX); break;
 		case 'T': tight = 1; break;
+		case 'M': in_main = 1; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("alloc_heavy (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION); return 0;
 		default: usage(stderr); return 2;
 		}
+	}
+	if (in_main && threads != 1) {
+		fprintf(stderr, "alloc_heavy: --in-main needs --threads 1\n");
+		return 2;
 	}
 	if (optind < argc) {
 		fprintf(stderr, "alloc_heavy: unexpected argument '%s'\n", argv[optind]);
@@ -235,7 +246,15 @@ int main(int argc, char **argv)
 
 	struct worker w[MAX_THREADS];
 	memset(w, 0, sizeof w);
-	pthread_barrier_init(&start_line, NULL, threads + 1);
+	pthread_barrier_init(&start_line, NULL, in_main ? 1 : threads + 1);
+	if (in_main) {
+		w[0].calls = calls;
+		w[0].rng = seed * 0x9E3779B97F4A7C15ULL + 1;
+		work(&w[0]);
+		muntrace();
+		print_result(w, threads, w[0].loop_ns);
+		return 0;
+	}
 	for (unsigned i = 0; i < threads; i++) {
 		w[i].calls = calls;
 		w[i].rng = seed * 0x9E3779B97F4A7C15ULL + i + 1;

@@ -64,7 +64,7 @@ available() {
 }
 
 describe_run() {
-	echo "Recorder overhead: bench/alloc_heavy$prog_args, $calls calls per thread, median of $reps runs"
+	echo "Recorder overhead: bench/alloc_heavy$prog_args${one_args:+ (1 thread:$one_args)}, $calls calls per thread, median of $reps runs"
 	echo "machine: $(nproc) cpus, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)," \
 		"$(uname -sr), $(ldd --version | awk 'NR == 1 { print $NF }') glibc"
 	echo "disk dir: $diskdir ($(stat -f -c %T "$diskdir")); load average at start:" \
@@ -114,6 +114,7 @@ field() {
 run_contender() {
 	c=$1 t=$2 r=$3
 	args="--calls $calls --threads $t$prog_args"
+	[ "$t" != 1 ] || args="$args$one_args"
 	rm -rf "$shmdir"/* "$diskwork"/*
 	sync
 	# shellcheck disable=SC2086
@@ -184,7 +185,7 @@ count_instructions() {
 		floor-shm) set -- LD_PRELOAD="$floorlib" FLOOR_FILE="$shmdir/floor" ;;
 		esac
 		go "$@" valgrind --tool=callgrind --branch-sim=yes --toggle-collect=alloc_loop \
-			--callgrind-out-file="$work/cg.out" "$prog" --calls "$cg_calls"$prog_args || continue
+			--callgrind-out-file="$work/cg.out" "$prog" --calls "$cg_calls"$prog_args$one_args || continue
 		awk -v n="$cg_calls" '/^(summary|totals):/ { printf "%.1f\n", $2 / n; exit }' \
 			"$work/cg.out" >"$work/ir.$c"
 		mv "$work/cg.out" "$work/cg.$c"

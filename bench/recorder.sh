@@ -15,7 +15,7 @@
 # fails the build.
 #
 # Usage: bench/recorder.sh [--calls N] [--quick] [--reps N] [--builddir DIR]
-#                          [--disk-dir DIR] [--tight]
+#                          [--disk-dir DIR] [--tight] [--in-main]
 # shellcheck source-path=SCRIPTDIR
 set -eu
 
@@ -27,6 +27,7 @@ quick=
 builddir=
 diskdir=/var/tmp
 prog_args=
+one_args=
 
 usage() {
 	cat <<EOF
@@ -43,6 +44,10 @@ then PASS or MISS for each recorder target.
   --disk-dir DIR  where traces are kept on disk (default /var/tmp)
   --tight         time a tight malloc(32)/free loop (alloc_heavy --tight)
                   instead of alloc_heavy's mix
+  --in-main       1-thread runs make their calls in the main thread, which
+                  starts no thread (alloc_heavy --in-main): a one-thread
+                  program, which the recorder stamps sparsely; without it
+                  the main thread records too (pthread_create's calloc)
   -h, --help      show this help
 EOF
 }
@@ -56,6 +61,7 @@ while [ $# -gt 0 ]; do
 	--reps) [ $# -ge 2 ] || die "--reps needs a value"; number --reps "$2"; reps=$2; shift ;;
 	--quick) quick=1 ;;
 	--tight) prog_args=" --tight" ;;
+	--in-main) one_args=" --in-main" ;;
 	--builddir) [ $# -ge 2 ] || die "--builddir needs a value"; builddir=$2; shift ;;
 	--disk-dir) [ $# -ge 2 ] || die "--disk-dir needs a value"; diskdir=$2; shift ;;
 	-h | --help) usage; exit 0 ;;

@@ -82,7 +82,7 @@ void mt_config_load(struct mt_config *c)
 	mt_quiet = load_flag("MTRACE_CTL_QUIET", "messages stay on");
 	c->glibc_events = load_flag("MTRACE_GLIBC_EVENTS", "no glibc events in the trace");
 	c->precise_time = load_flag("MTRACE_PRECISE_TIME",
-				    "a thread's allocation of the block it just freed may carry the free's time");
+				    "a record may carry an earlier record's time");
 	load_prefix(c);
 	load_only(c);
 	load_list(c);

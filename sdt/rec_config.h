@@ -12,10 +12,11 @@
  *   MTRACE_GLIBC_EVENTS 1 puts the derived glibc events (arenas, heaps,
  *                      sbrk, thresholds) in the trace; unset or 0, the
  *                      deriver stays off the recording path
- *   MTRACE_PRECISE_TIME 1 stamps every record; unset or 0, a thread's
- *                      allocation of the block it just freed, which no
- *                      other thread took meanwhile, carries the free's
- *                      time (recorder.h)
+ *   MTRACE_PRECISE_TIME 1 stamps every record; unset or 0, one record
+ *                      in 16 while one thread records, then all but a
+ *                      thread's allocation of the block it just freed,
+ *                      which no other thread took meanwhile, which
+ *                      carries the free's time (recorder.h)
  *
  * A bad value gets one line on stderr naming the variable, and a sane
  * default; it never stops the program.

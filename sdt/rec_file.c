@@ -125,9 +125,10 @@ static void fill_info(struct mt_trace_info *in, pid_t pid)
 	in->start_ts = mt_clock_ts();
 	/* The bound for the whole file: sparse stamps may come until a
 	 * second thread records, if none has yet (recorder.h). */
-	if (mt_precise_time)
+	unsigned dense = __atomic_load_n(&mt_stamp_dense, __ATOMIC_RELAXED);
+	if (dense & MT_DENSE_PRECISE)
 		in->stamp_every = 1;
-	else if (__atomic_load_n(&mt_rec_many_threads, __ATOMIC_RELAXED))
+	else if (dense)
 		in->stamp_every = 2;
 	else
 		in->stamp_every = MT_SPARSE_STAMP_EVERY;

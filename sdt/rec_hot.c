@@ -4,8 +4,7 @@
  *
  * The gate of every wrapper reads the derived markers' semaphore, the
  * recorder's epoch and its glibc-events mask; the record makers read the
- * next allocator's kind, the precise-time setting and whether more than
- * one thread records (the stamp rule, recorder.h).  Defined each in its own file they sat in
+ * next allocator's kind and the stamp rule's word (recorder.h).  Defined each in its own file they sat in
  * four lines of .data, .probes and .bss, and in a program whose own data
  * pushes ours out of the cache between two calls (cc1plus) each was a
  * line to fetch again.  Here they are one line, in .probes: the
@@ -30,9 +29,8 @@ struct mt_hot_words {
 	volatile unsigned short glibc_sem; /* mt_glibc_sem */
 	unsigned rec_epoch;                /* mt_rec_epoch */
 	unsigned rec_glibc_mask;           /* mt_rec_glibc_mask */
-	int precise_time;                  /* mt_precise_time */
+	unsigned stamp_dense;              /* mt_stamp_dense */
 	enum mt_allocator next_kind;       /* mt_next_kind */
-	unsigned rec_many_threads;         /* mt_rec_many_threads */
 };
 
 __attribute__((section(".probes"), aligned(64), used, visibility("hidden")))
@@ -45,10 +43,8 @@ struct mt_hot_words mt_hot_words = {
 _Static_assert(offsetof(struct mt_hot_words, glibc_sem) == 0, "mt_glibc_sem's offset");
 _Static_assert(offsetof(struct mt_hot_words, rec_epoch) == 4, "mt_rec_epoch's offset");
 _Static_assert(offsetof(struct mt_hot_words, rec_glibc_mask) == 8, "mt_rec_glibc_mask's offset");
-_Static_assert(offsetof(struct mt_hot_words, precise_time) == 12, "mt_precise_time's offset");
+_Static_assert(offsetof(struct mt_hot_words, stamp_dense) == 12, "mt_stamp_dense's offset");
 _Static_assert(offsetof(struct mt_hot_words, next_kind) == 16, "mt_next_kind's offset");
-_Static_assert(offsetof(struct mt_hot_words, rec_many_threads) == 20,
-	       "mt_rec_many_threads's offset");
 _Static_assert(sizeof(struct mt_hot_words) <= 64, "the hot words fit one cache line");
 
 #define HOT_ALIAS(name, offset)                \
@@ -59,9 +55,8 @@ _Static_assert(sizeof(struct mt_hot_words) <= 64, "the hot words fit one cache l
 HOT_ALIAS(mt_glibc_sem, 0);
 HOT_ALIAS(mt_rec_epoch, 4);
 HOT_ALIAS(mt_rec_glibc_mask, 8);
-HOT_ALIAS(mt_precise_time, 12);
+HOT_ALIAS(mt_stamp_dense, 12);
 HOT_ALIAS(mt_next_kind, 16);
-HOT_ALIAS(mt_rec_many_threads, 20);
 
 /* The derived markers' semaphores (glibc_events.h): here, where the word
  * they alias is defined, as an assembler alias cannot name a symbol of

@@ -126,13 +126,13 @@ int mt_window_open(struct mt_tls *t, unsigned epoch, struct mt_file *f);
  * helper time. */
 void mt_window_want_next(struct mt_tls *t, struct mt_file *f);
 
-/* MTRACE_PRECISE_TIME=1: every record stamped (recorder.h). */
-MT_HIDDEN extern int mt_precise_time;
-
-/* Non-zero once a second thread of the process has recorded; until then
- * the one recording thread stamps one record in MT_SPARSE_STAMP_EVERY
- * (recorder.h). */
-MT_HIDDEN extern unsigned mt_rec_many_threads;
+/* Which stamp rule applies (recorder.h): 0, one record in
+ * MT_SPARSE_STAMP_EVERY stamped; else bits of why more are.
+ * MT_DENSE_THREADS: a second thread of the process has recorded (never
+ * cleared, but in a forked child); MT_DENSE_PRECISE: MTRACE_PRECISE_TIME=1,
+ * every record stamped. */
+MT_HIDDEN extern unsigned mt_stamp_dense;
+enum { MT_DENSE_THREADS = 1, MT_DENSE_PRECISE = 2 };
 #define MT_SPARSE_STAMP_EVERY 16u
 
 /* Closes the thread's own window if still open (adding its records to f)

@@ -71,9 +71,10 @@ static void first_record(struct mt_tls *t)
 		token = __atomic_add_fetch(&last_token, 1, __ATOMIC_RELAXED);
 	while (!token); /* 0 is no thread's */
 	t->token = token;
+	/* Written once, not by every thread: the line is every wrapper's. */
 	if (__atomic_fetch_add(&threads_recorded, 1, __ATOMIC_RELAXED) &&
-	    !__atomic_load_n(&mt_rec_many_threads, __ATOMIC_RELAXED))
-		__atomic_store_n(&mt_rec_many_threads, 1, __ATOMIC_SEQ_CST);
+	    !(__atomic_load_n(&mt_stamp_dense, __ATOMIC_RELAXED) & MT_DENSE_THREADS))
+		__atomic_fetch_or(&mt_stamp_dense, MT_DENSE_THREADS, __ATOMIC_SEQ_CST);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
@@ -166,7 +167,10 @@ static int start_locked(void)
 {
 	mt_config_load(&config);
 	__atomic_store_n(&mt_rec_glibc_mask, config.glibc_events ? ~0u : 0, __ATOMIC_RELAXED);
-	mt_precise_time = config.precise_time;
+	if (config.precise_time)
+		__atomic_fetch_or(&mt_stamp_dense, MT_DENSE_PRECISE, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_and(&mt_stamp_dense, ~MT_DENSE_PRECISE, __ATOMIC_RELAXED);
 	return open_locked(config.prefix);
 }
 
@@ -340,7 +344,7 @@ static void child_after_fork(void)
 	/* One thread now, and the child's trace holds only the child's
 	 * records: stamps are sparse again until a second thread records. */
 	threads_recorded = mt_tls.token != 0;
-	mt_rec_many_threads = 0;
+	mt_stamp_dense &= ~MT_DENSE_THREADS;
 	if (file_epoch) {
 		int was_paused = paused;
 		mt_file_close(&file);

@@ -83,42 +83,44 @@ static inline uint32_t *mt_owner_slot(uint64_t block)
 
 /*
  * Sparse stamps, while only one thread of the process has ever recorded.
- * mt_rec_many_threads is 0 until a thread that is not the first to record
- * makes its first record; that thread sets it, with a full fence, before
- * its record's stamp decision and so before the effects of the calls it
- * records (mt_record_slow; it is never cleared, but in a forked child,
- * which has one thread).  While it is 0 (and MTRACE_PRECISE_TIME is off)
- * the one recording thread stamps only its window's first record and
- * every MT_SPARSE_STAMP_EVERY-th after it; the others carry the last
- * stamp's time, and the block owner table is neither read nor written.
+ * mt_stamp_dense (rec_thread.h) is 0 until a thread that is not the first
+ * to record makes its first record: that thread sets MT_DENSE_THREADS,
+ * with a full fence, before its record's stamp decision and so before the
+ * effects of the calls it records (mt_record_slow).  It is never cleared,
+ * but in a forked child, which has one thread.  While the word is 0 (the
+ * flag clear, MTRACE_PRECISE_TIME off), the one recording thread stamps
+ * only its window's first record and every MT_SPARSE_STAMP_EVERY-th after
+ * it; the others carry the last stamp's time, and the block owner table
+ * is neither read nor written.  The trace header's stamp_every says
+ * MT_SPARSE_STAMP_EVERY (rec_file.c).
  *
  * Why that keeps the order a converter needs.  An unstamped record
  * carries its thread's earlier stamp: a time no later than its own.  So
  * it can read as too early only against a record of another thread that
  * it depends on: its call saw that record's effect (malloc returned the
  * block the other thread freed; free was handed a block the other thread
- * allocated).  The other thread stored the flag and fenced before its
- * first record, and so before every effect its records describe (a
- * free's record is made before the free; an allocation's before the
- * block reaches the program), and our thread loads the flag after the
- * load that saw the effect: after the allocator call in an allocation's
- * wrapper, at a free's entry after the program loaded the pointer.  With
- * the acquire fence below between the two loads, C11 (fence to fence)
- * and every CPU guarantee that it then sees the flag set, and stamps by
- * the rule below; on x86 the fence is only a compiler barrier, as TSO
- * keeps two loads in order.  A record that loaded the flag too early to
- * see it can only be misordered against records it does not depend on.
- * One effect precedes the flag: a new thread's first call, if it is a
- * realloc, frees its old block before it is recorded (stamped on
- * return, as every realloc); trace2wl repairs that order (converter/park.c)
- * as it does for any realloc.  The trace header's stamp_every says
- * MT_SPARSE_STAMP_EVERY (rec_file.c).
+ * allocated).  The other thread set the flag and fenced before its first
+ * record, and so before every effect its records describe (a free's
+ * record is made before the free; an allocation's before the block
+ * reaches the program); our thread loads the flag after the load that
+ * saw the effect: after the allocator call in an allocation's record
+ * maker, at a free's entry after the program loaded the pointer.  With
+ * the acquire fence below between the two loads, a fence on either side
+ * (C11's fence-to-fence synchronisation, for an effect seen through an
+ * atomic, as the allocator's locks and atomics are) guarantees on every
+ * CPU that our load sees the flag set, and the record is then stamped by
+ * the owner table's rule; on x86 the acquire fence is a compiler barrier
+ * only, as TSO keeps two loads in order.  A record that read the flag
+ * clear can be misordered only against records it does not depend on.
+ * One effect comes before the flag: a new thread's first call, if it is
+ * a realloc, frees its old block before it is recorded (and stamped on
+ * return, as every realloc is); trace2wl repairs that order as it does
+ * for any realloc (converter/park.c).
  */
-static inline int mt_stamps_sparse(void)
+static inline unsigned mt_stamp_rule(void)
 {
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return !(__atomic_load_n(&mt_rec_many_threads, __ATOMIC_RELAXED) |
-		 (unsigned)mt_precise_time);
+	return __atomic_load_n(&mt_stamp_dense, __ATOMIC_RELAXED);
 }
 
 /*
@@ -138,7 +140,8 @@ static inline int mt_stamps_sparse(void)
 static inline __attribute__((always_inline)) int mt_record_stamped(struct mt_tls *t,
 								     const struct mt_rec *r)
 {
-	if (mt_stamps_sparse())
+	unsigned dense = mt_stamp_rule();
+	if (!dense)
 		return (t->count & (MT_SPARSE_STAMP_EVERY - 1)) == 0;
 	if (!mt_call_allocates(r->call))
 		return 1;
@@ -148,7 +151,7 @@ static inline __attribute__((always_inline)) int mt_record_stamped(struct mt_tls
 	 * it is the thread's already: its line stays shared. */
 	if (r->ptr_out && r->ptr_out == t->last_freed &&
 	    __atomic_load_n(owner, __ATOMIC_RELAXED) == t->token)
-		return !mt_stamp_bit(r->call) || mt_precise_time;
+		return !mt_stamp_bit(r->call) || (dense & MT_DENSE_PRECISE);
 	__atomic_store_n(owner, t->token, __ATOMIC_RELAXED);
 	return 1;
 }

@@ -59,6 +59,6 @@ fi
 MTRACE_PRECISE_TIME=yes MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE=$t_dir/bad LD_PRELOAD=$MTRACECTL_LIB \
 	"$storm" "$t_dir/log" 2 20000 0 >/dev/null 2>err || fail "rec_storm failed: $(cat err)"
 expect_eq "message of a bad MTRACE_PRECISE_TIME" \
-	"mtrace: MTRACE_PRECISE_TIME must be 0 or 1, not 'yes'; a thread's allocation of the block it just freed may carry the free's time" \
+	"mtrace: MTRACE_PRECISE_TIME must be 0 or 1, not 'yes'; a record may carry an earlier record's time" \
 	"$(cat err)"
 pass
