@@ -4,12 +4,12 @@
  *
  * The gate of every wrapper reads the derived markers' semaphore, the
  * recorder's epoch and its glibc-events mask; the record makers read the
- * next allocator's kind and the stamp rule's word (recorder.h).  Defined each in its own file they sat in
- * four lines of .data, .probes and .bss, and in a program whose own data
- * pushes ours out of the cache between two calls (cc1plus) each was a
- * line to fetch again.  Here they are one line, in .probes: the
- * semaphore must stay in that section (tracers look for semaphores
- * there), so the others join it.
+ * next allocator's kind and the stamp rule's word (recorder.h).  Defined
+ * each in its own file they sat in four lines of .data, .probes and .bss,
+ * and in a program whose own data pushes ours out of the cache between
+ * two calls (cc1plus) each was a line to fetch again.  Here they are one
+ * line, in .probes: the semaphore must stay in that section (tracers look
+ * for semaphores there), so the others join it.
  *
  * The names the rest of the code uses (mt_glibc_sem, mt_rec_epoch, ...)
  * are assembler aliases of their words, as the markers' semaphores are of

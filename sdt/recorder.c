@@ -344,7 +344,7 @@ static void child_after_fork(void)
 	/* One thread now, and the child's trace holds only the child's
 	 * records: stamps are sparse again until a second thread records. */
 	threads_recorded = mt_tls.token != 0;
-	mt_stamp_dense &= ~MT_DENSE_THREADS;
+	__atomic_fetch_and(&mt_stamp_dense, ~MT_DENSE_THREADS, __ATOMIC_RELAXED);
 	if (file_epoch) {
 		int was_paused = paused;
 		mt_file_close(&file);

@@ -192,22 +192,26 @@ void mt_record_slow(struct mt_rec r);
  * stamped; once more do, every record but an allocation that
  * mt_record_stamped shows no other thread can have come between (a
  * malloc/free loop's malloc), which carries its thread's free's time: one
- * rdtsc less.  With MTRACE_PRECISE_TIME=1 every record is stamped.  (Version 3's
- * MTRACE_SPARSE_TIME=1 left the same allocations unstamped without the
- * owner table, and trace2wl paired frees wrongly when another thread took
- * the block in between: tests/conv_handoff, about one run in ten.)
+ * rdtsc less.  With MTRACE_PRECISE_TIME=1 every record is stamped.
+ * (Version 3's MTRACE_SPARSE_TIME=1 left the same allocations unstamped
+ * without the owner table, and trace2wl paired frees wrongly when another
+ * thread took the block in between: tests/conv_handoff, about one run in
+ * ten.)
  *
  * Cost, window open: a TLS busy flag set and cleared, one relaxed load of
- * the global state and of the stamp and stack settings, four compares,
- * rdtsc, the packed fields' stores (one 8-byte store each, 7-8 bytes a
- * record on alloc_heavy) into a page already mapped and faulted in by the
- * helper (rec_helper.h), and the head byte stored last, which on x86 is a
- * plain store: about 60 instructions for malloc, 45 for free (callgrind,
- * bench/recorder.sh).  No lock, no atomic read-modify-write, no syscall,
- * no allocation.  With MTRACE_STACKS an allocating call adds its stack
- * walk and table probe (rec_stack.c): about 270 instructions a call on
- * bench/alloc_heavy, where the walk reuses the outer frames of the last
- * one (rec_stack_memo.c; callgrind, docs/BENCHMARKS.md).
+ * the global state and of the stamp rule and stack settings, five
+ * compares, rdtsc (on one record in 16 while one thread records; 10-20 ns
+ * back to back here, about 4 ns a call in alloc_heavy's loop,
+ * docs/BENCHMARKS.md), the packed fields' stores (one 8-byte store each,
+ * 7-8 bytes a record on alloc_heavy) into a page already mapped and
+ * faulted in by the helper (rec_helper.h), and the head byte stored last,
+ * which on x86 is a plain store: about 60 instructions for malloc, 45 for
+ * free (callgrind, bench/recorder.sh).  No lock, no atomic
+ * read-modify-write, no syscall, no allocation.  With MTRACE_STACKS an
+ * allocating call adds its stack walk and table probe (rec_stack.c):
+ * about 270 instructions a call on bench/alloc_heavy, where the walk
+ * reuses the outer frames of the last one (rec_stack_memo.c; callgrind,
+ * docs/BENCHMARKS.md).
  *
  * Cache lines, which a program whose own code and data evict ours between
  * two calls (cc1plus) fetches again: the wrapper's and its record maker's
