@@ -16,7 +16,9 @@ stamps=$top_builddir/tests/rec_stamps
 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE=$t_dir/sparse LD_PRELOAD=$MTRACECTL_LIB \
 	"$top_builddir/tests/rec_sparse" $calls 2>err || fail "rec_sparse failed: $(cat err)"
 [ ! -s err ] || fail "unexpected messages: $(cat err)"
-[ "$(ls sparse.* | wc -l)" -eq 2 ] || fail "expected the parent's and the child's trace: $(ls)"
+set -- sparse.*
+[ $# -eq 2 ] || fail "expected the parent's and the child's trace: $*"
+traces="$*"
 
 # check TRACE PHASES...: each phase (a marker size, rec_sparse.c) of the
 # trace holds its calls; "sparse" ones have runs of at most 15 unstamped
@@ -66,13 +68,18 @@ check() {
 	expect_eq "$trace: the header's stamp_every" 16 "$(cut -d' ' -f3 "$trace.count")"
 }
 
-child=$(grep -l . sparse.* | while read -r f; do
-	"$stamps" --list "$f" | awk '$2 == 1 && $5 == 370084 { found = 1 } END { exit !found }' && echo "$f"
-done)
-[ -n "$child" ] || fail "no trace holds the child's phase"
-parent=$(ls sparse.* | grep -vx "$child")
 # Markers: SPARSE_ALONE 0x5a5a1 = 370081, SPARSE_SECOND 370082,
 # SPARSE_AFTER 370083, SPARSE_CHILD 370084.
+parent='' child=''
+for f in $traces; do
+	"$stamps" --list "$f" >"$f.list" || fail "rec_stamps --list $f"
+	if awk '$2 == 1 && $5 == 370084 { found = 1 } END { exit !found }' "$f.list"; then
+		child=$f
+	else
+		parent=$f
+	fi
+done
+[ -n "$child" ] && [ -n "$parent" ] || fail "expected one trace with the child's phase: $traces"
 check "$parent" 370081 sparse 370082 owner 370083 owner
 check "$child" 370084 sparse
 
@@ -82,7 +89,7 @@ for trace in $parent $child; do
 	grep -q ' 0 unknown frees -> ' "$trace.sum" || fail "$trace: frees dropped: $(cat "$trace.sum")"
 	trace2wl --stats --json "$trace.wl" >"$trace.stats" || fail "trace2wl --stats $trace.wl"
 	for s in $timers; do
-		trace_run --json --touch=none --timer=$s "$trace.wl" >"$trace.$s.json" 2>err ||
+		trace_run --json --touch=none --timer="$s" "$trace.wl" >"$trace.$s.json" 2>err ||
 			fail "trace_run --timer=$s $trace.wl: $(cat err)"
 		expect_calls "$trace, --timer=$s" "$trace.stats" "$trace.$s.json"
 	done
@@ -92,6 +99,7 @@ MTRACE_PRECISE_TIME=1 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE=$t_dir/precise LD_PRELO
 	"$top_builddir/tests/rec_sparse" $calls 2>err || fail "rec_sparse, precise: $(cat err)"
 for trace in precise.*; do
 	"$stamps" "$trace" >"$trace.count" || fail "rec_stamps $trace"
+	# shellcheck disable=SC2046
 	set -- $(cat "$trace.count")
 	[ "$2" -gt $calls ] || fail "$trace: too few records to tell: $2"
 	expect_eq "$trace: stamped records with MTRACE_PRECISE_TIME=1" "$2" "$1"
