@@ -148,13 +148,13 @@ static inline __attribute__((always_inline)) int emit_call(struct conv *c, uint3
 /* park.c */
 void unpark_address(struct conv *c, uint64_t addr);
 
-/* e's block is freed by thread s's head record.  Inline, as every free
- * comes here. */
-static inline void release_block(struct conv *c, uint32_t s, struct am_entry *e)
+/* e's block is freed by thread s's head record; stride is the map's.
+ * Inline, as every free comes here. */
+static inline void release_block(struct conv *c, uint32_t s, struct am_entry *e, size_t stride)
 {
 	uint64_t addr = e->addr;
 	assert(e->live && !e->wanted);
-	c->live_bytes -= am_release(&c->map, e, s, c->src[s].recno);
+	c->live_bytes -= am_release_as(&c->map, e, s, c->src[s].recno, stride);
 	if (c->nparked)
 		unpark_address(c, addr);
 }

@@ -216,5 +216,5 @@ void break_cycle(struct conv *c)
 		  " while still allocated (never freed in the trace); taking it as freed",
 		  oldest->addr, x->tid, x->recno);
 	c->res.cycles_broken++;
-	release_block(c, who, oldest);
+	release_block(c, who, oldest, c->map.stride);
 }
