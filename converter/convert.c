@@ -44,7 +44,7 @@ static inline __attribute__((always_inline)) int read_one(struct conv *c, struct
 							   size_t stride)
 {
 	struct ahead *a = &x->ahead[i];
-	int rc = mt_trace_cursor_next(&x->cur, &a->r, &a->recno, c->e);
+	int rc = mt_trace_cursor_next_lean(&x->cur, &a->r, &a->recno, c->e);
 	if (rc <= 0) {
 		x->cursor_done = rc == 0;
 		return rc;
@@ -440,7 +440,7 @@ static int setup(struct conv *c, const struct conv_opts *o)
 		uint64_t records = mt_trace_thread_records(c->t, s);
 		while (x->ahead_mask + 1 < LOOKAHEAD && x->ahead_mask < records)
 			x->ahead_mask = 2 * x->ahead_mask + 1;
-		if (!(x->ahead = malloc((x->ahead_mask + 1) * sizeof *x->ahead)))
+		if (!(x->ahead = calloc(x->ahead_mask + 1, sizeof *x->ahead)))
 			return mt_error_set(c->e, c->in_name, "out of memory for %zu threads", c->nsrc);
 		mt_trace_cursor_init(&x->cur, c->t, s);
 		if (fill_ahead(c, x) < 0)
