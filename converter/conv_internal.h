@@ -18,14 +18,14 @@ enum src_state { SRC_RUNNING, SRC_PARKED, SRC_HELD, SRC_DONE };
 
 /* Records decoded ahead of use, so their map slots can be prefetched while
  * earlier records are converted: the map's cache misses then overlap.
- * Eight is enough to hide them; more made conversion slower (CPython's
- * trace: 8 records 1.20 s of CPU, 32 records 1.43 s, 2 records 1.95 s,
- * none 3.1 s), as prefetches then wait for each other.  A thread with
+ * Sixteen records (some 600 ns of work) cover a miss that also walks the
+ * page tables, as a VM's misses on a large table do; far more make the
+ * prefetches wait for each other (docs/BENCHMARKS.md).  A thread with
  * fewer records gets a shorter ring (a power of two), so
  * thousands of short threads do not cost a full ring each; one longer than
  * its records, so that the cursor reads to the end and lets go of the
  * thread's trace pages at once. */
-#define LOOKAHEAD 8
+#define LOOKAHEAD 16
 
 struct ahead {
 	struct mt_rec r;

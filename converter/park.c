@@ -51,12 +51,17 @@ void conv_warn(struct conv *c, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The first of y's calls read ahead that passes in or returns addr, or
- * NULL.  addr is never 0, and the decoder leaves a pointer 0 exactly where
- * the call has none or it was NULL: the pointers alone say. */
+/* How many of a thread's calls read ahead may bring what another waits
+ * for: a rule of the conversion, apart from how far ahead the loop reads
+ * to prefetch (LOOKAHEAD), so that tuning that leaves workloads alone. */
+#define PULL_AHEAD 8
+
+/* The first of y's next PULL_AHEAD calls that passes in or returns addr,
+ * or NULL.  addr is never 0, and the decoder leaves a pointer 0 exactly
+ * where the call has none or it was NULL: the pointers alone say. */
 static const struct mt_rec *next_use(const struct src *y, uint64_t addr)
 {
-	for (unsigned i = 0; i < y->ahead_count; i++) {
+	for (unsigned i = 0; i < y->ahead_count && i < PULL_AHEAD; i++) {
 		const struct mt_rec *r = &y->ahead[(y->ahead_first + i) & y->ahead_mask].r;
 		if (r->ptr_in == addr || r->ptr_out == addr)
 			return r;
