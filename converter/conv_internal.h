@@ -18,14 +18,17 @@ enum src_state { SRC_RUNNING, SRC_PARKED, SRC_HELD, SRC_DONE };
 
 /* Records decoded ahead of use, so their map slots can be prefetched while
  * earlier records are converted: the map's cache misses then overlap.
- * Sixteen records (some 600 ns of work) cover a miss that also walks the
- * page tables, as a VM's misses on a large table do; far more make the
- * prefetches wait for each other (docs/BENCHMARKS.md).  A thread with
- * fewer records gets a shorter ring (a power of two), so
+ * With 16-byte slots (one thread), sixteen records (some 600 ns of work)
+ * cover a miss that also walks the page tables, as a VM's misses on a
+ * large table do.  With 24-byte slots a quarter of them take two
+ * prefetches, and eight records ahead did better: more lines in flight
+ * made the prefetches wait for each other (docs/BENCHMARKS.md).  A thread
+ * with fewer records gets a shorter ring (a power of two), so
  * thousands of short threads do not cost a full ring each; one longer than
  * its records, so that the cursor reads to the end and lets go of the
  * thread's trace pages at once. */
-#define LOOKAHEAD 16
+#define LOOKAHEAD_ONE 16
+#define LOOKAHEAD_USERS 8
 
 struct ahead {
 	struct mt_rec r;

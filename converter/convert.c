@@ -431,6 +431,7 @@ static int setup(struct conv *c, const struct conv_opts *o)
 	c->woken = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->woken);
 	if (!c->src || !c->heap || !c->parked || !c->holding || !c->woken || am_init(&c->map, c->nsrc) < 0)
 		return mt_error_set(c->e, c->in_name, "out of memory for %zu threads", c->nsrc);
+	unsigned lookahead = am_has_users(&c->map) ? LOOKAHEAD_USERS : LOOKAHEAD_ONE;
 	for (size_t s = 0; s < c->nsrc; s++) {
 		struct src *x = &c->src[s];
 		x->tid = mt_trace_thread_tid(c->t, s);
@@ -438,7 +439,7 @@ static int setup(struct conv *c, const struct conv_opts *o)
 		x->wl = -1;
 		x->last_ts = c->start_ts;
 		uint64_t records = mt_trace_thread_records(c->t, s);
-		while (x->ahead_mask + 1 < LOOKAHEAD && x->ahead_mask < records)
+		while (x->ahead_mask + 1 < lookahead && x->ahead_mask < records)
 			x->ahead_mask = 2 * x->ahead_mask + 1;
 		if (!(x->ahead = calloc(x->ahead_mask + 1, sizeof *x->ahead)))
 			return mt_error_set(c->e, c->in_name, "out of memory for %zu threads", c->nsrc);

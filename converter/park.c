@@ -53,7 +53,8 @@ void conv_warn(struct conv *c, const char *fmt, ...)
 
 /* How many of a thread's calls read ahead may bring what another waits
  * for: a rule of the conversion, apart from how far ahead the loop reads
- * to prefetch (LOOKAHEAD), so that tuning that leaves workloads alone. */
+ * to prefetch (LOOKAHEAD_ONE, _USERS), so that tuning that leaves
+ * workloads alone. */
 #define PULL_AHEAD 8
 
 /* The first of y's next PULL_AHEAD calls that passes in or returns addr,
