@@ -67,7 +67,7 @@ int am_init(struct addrmap *m, size_t threads)
 {
 	*m = (struct addrmap){
 		.n = MIN_SLOTS,
-		.stride = sizeof(struct am_entry) + (threads > 1 ? sizeof(struct am_user) : 0),
+		.stride = threads > 1 ? AM_STRIDE_USERS : AM_STRIDE_ONE,
 	};
 	void *p = mmap(NULL, m->n * m->stride, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

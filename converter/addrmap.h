@@ -49,6 +49,13 @@ struct am_user {
 	uint64_t pos : 39;   /* live: owner's stream length just after its last use */
 };
 
+/* The two slot strides.  The converter's loop is made once for each, the
+ * stride a constant there (the _as functions below take it; the others
+ * read the map's): a stride read from the map and the tests of it cost
+ * perl's three-thread trace about 20 instructions a record. */
+#define AM_STRIDE_ONE sizeof(struct am_entry)
+#define AM_STRIDE_USERS (sizeof(struct am_entry) + sizeof(struct am_user))
+
 /* A live block of AM_SIZE_BIG bytes or more (rare: a handful at a time). */
 struct am_big {
 	uint64_t addr, size;
@@ -78,35 +85,50 @@ static inline size_t am_slot(const struct addrmap *m, uint64_t addr)
 	return (size_t)(((unsigned __int128)h * m->n) >> 64);
 }
 
-/* Slot i's entry. */
-static inline struct am_entry *am_at(const struct addrmap *m, size_t i)
+/* Whether slots of `stride` bytes hold an am_user after their entry. */
+static inline int am_users(size_t stride)
 {
-	return (struct am_entry *)((char *)m->slots + i * m->stride);
+	return stride > AM_STRIDE_ONE;
 }
 
-/* Whether slots hold an am_user after their entry. */
 static inline int am_has_users(const struct addrmap *m)
 {
-	return m->stride > sizeof(struct am_entry);
+	return am_users(m->stride);
+}
+
+/* Slot i's entry; stride is m's. */
+static inline struct am_entry *am_at_as(const struct addrmap *m, size_t i, size_t stride)
+{
+	return (struct am_entry *)((char *)m->slots + i * stride);
+}
+
+static inline struct am_entry *am_at(const struct addrmap *m, size_t i)
+{
+	return am_at_as(m, i, m->stride);
 }
 
 /* Starts loading addr's first slot into the cache: its first line, and
  * for a 24-byte slot its last (a slot in four straddles two lines).  The
  * empty asm uses the slot: without it gcc 12 -O2 dropped both prefetches
  * as dead code (objdump: none left in the loop). */
-static inline void am_prefetch(const struct addrmap *m, uint64_t addr)
+static inline void am_prefetch_as(const struct addrmap *m, uint64_t addr, size_t stride)
 {
-	const char *p = (const char *)am_at(m, am_slot(m, addr));
+	const char *p = (const char *)am_at_as(m, am_slot(m, addr), stride);
 	__builtin_prefetch(p);
-	if (am_has_users(m))
-		__builtin_prefetch(p + m->stride - 1);
+	if (am_users(stride))
+		__builtin_prefetch(p + stride - 1);
 	__asm__("" : : "r"(p));
 }
 
 /* The source thread that used e's block last (live) or freed it (dead). */
+static inline uint32_t am_owner_as(const struct am_entry *e, size_t stride)
+{
+	return am_users(stride) ? (uint32_t)((const struct am_user *)(e + 1))->owner : 0;
+}
+
 static inline uint32_t am_owner(const struct addrmap *m, const struct am_entry *e)
 {
-	return am_has_users(m) ? (uint32_t)((const struct am_user *)(e + 1))->owner : 0;
+	return am_owner_as(e, m->stride);
 }
 
 /* The owner's stream length just after its last use of e's live block. */
@@ -116,17 +138,17 @@ static inline uint64_t am_pos(const struct addrmap *m, const struct am_entry *e)
 }
 
 /* e's block was used last by thread owner, whose stream then had pos ops. */
-static inline void am_use(struct addrmap *m, struct am_entry *e, uint32_t owner, uint64_t pos)
+static inline void am_use_as(struct am_entry *e, uint32_t owner, uint64_t pos, size_t stride)
 {
-	if (am_has_users(m))
+	if (am_users(stride))
 		*(struct am_user *)(e + 1) = (struct am_user){ .owner = owner, .pos = pos };
 }
 
 /* The entry for addr, or NULL. */
-static inline struct am_entry *am_find(const struct addrmap *m, uint64_t addr)
+static inline struct am_entry *am_find_as(const struct addrmap *m, uint64_t addr, size_t stride)
 {
 	for (size_t i = am_slot(m, addr);;) {
-		struct am_entry *e = am_at(m, i);
+		struct am_entry *e = am_at_as(m, i, stride);
 		if (e->addr == addr)
 			return e;
 		if (!e->addr)
@@ -134,6 +156,11 @@ static inline struct am_entry *am_find(const struct addrmap *m, uint64_t addr)
 		if (++i == m->n)
 			i = 0;
 	}
+}
+
+static inline struct am_entry *am_find(const struct addrmap *m, uint64_t addr)
+{
+	return am_find_as(m, addr, m->stride);
 }
 
 /* am_get's insertion when the table is full: the dead entries are swept
@@ -151,11 +178,11 @@ static inline int am_dead(const struct am_entry *e)
  * One probe either way: a dead entry of addr is taken as it is, and a miss
  * takes the first dead entry it passed (what the sweeps cost then falls
  * with what is left to sweep), else the empty slot it ended on. */
-static inline struct am_entry *am_get(struct addrmap *m, uint64_t addr)
+static inline struct am_entry *am_get_as(struct addrmap *m, uint64_t addr, size_t stride)
 {
 	struct am_entry *e, *dead = NULL;
 	for (size_t i = am_slot(m, addr);;) {
-		e = am_at(m, i);
+		e = am_at_as(m, i, stride);
 		if (e->addr == addr)
 			return e;
 		if (!e->addr)
@@ -176,6 +203,11 @@ static inline struct am_entry *am_get(struct addrmap *m, uint64_t addr)
 	return e;
 }
 
+static inline struct am_entry *am_get(struct addrmap *m, uint64_t addr)
+{
+	return am_get_as(m, addr, m->stride);
+}
+
 /* e's block is now live: it holds size bytes, is object obj, and was
  * allocated by thread owner, whose stream then had pos ops.  No thread
  * waits for it any more.  -1 when out of memory.  The entry is written
@@ -184,8 +216,8 @@ static inline struct am_entry *am_get(struct addrmap *m, uint64_t addr)
  * fails on a partial overlap): 17% of the loop's perf samples on CPython,
  * with the am_user fields then in the entry. */
 int am_add_big(struct addrmap *m, uint64_t addr, uint64_t size);
-static inline int am_set_live(struct addrmap *m, struct am_entry *e, uint64_t size, uint64_t obj,
-			      uint32_t owner, uint64_t pos)
+static inline int am_set_live_as(struct addrmap *m, struct am_entry *e, uint64_t size,
+				 uint64_t obj, uint32_t owner, uint64_t pos, size_t stride)
 {
 	if (size >= AM_SIZE_BIG && am_add_big(m, e->addr, size) < 0)
 		return -1;
@@ -195,7 +227,7 @@ static inline int am_set_live(struct addrmap *m, struct am_entry *e, uint64_t si
 		.size = size < AM_SIZE_BIG ? size : AM_SIZE_BIG,
 		.live = 1,
 	};
-	am_use(m, e, owner, pos);
+	am_use_as(e, owner, pos, stride);
 	if (++m->live > m->peak_live)
 		m->peak_live = m->live;
 	return 0;
@@ -223,8 +255,8 @@ static inline void am_unset_live(struct addrmap *m, struct am_entry *e)
  * not kept: a second free is then reported as of an unknown block).
  * Returns the block's requested size.  The entry is written whole, as
  * am_set_live's is. */
-static inline uint64_t am_release(struct addrmap *m, struct am_entry *e, uint32_t by,
-				  uint64_t recno)
+static inline uint64_t am_release_as(struct addrmap *m, struct am_entry *e, uint32_t by,
+				     uint64_t recno, size_t stride)
 {
 	uint64_t size = am_size(m, e);
 	if (e->size == AM_SIZE_BIG)
@@ -234,7 +266,7 @@ static inline uint64_t am_release(struct addrmap *m, struct am_entry *e, uint32_
 		.obj = recno,
 		.size = recno <= AM_MAX_OBJECTS,
 	};
-	am_use(m, e, by, 0);
+	am_use_as(e, by, 0, stride);
 	m->live--;
 	return size;
 }

@@ -18,14 +18,17 @@ enum src_state { SRC_RUNNING, SRC_PARKED, SRC_HELD, SRC_DONE };
 
 /* Records decoded ahead of use, so their map slots can be prefetched while
  * earlier records are converted: the map's cache misses then overlap.
- * Eight is enough to hide them; more made conversion slower (CPython's
- * trace: 8 records 1.20 s of CPU, 32 records 1.43 s, 2 records 1.95 s,
- * none 3.1 s), as prefetches then wait for each other.  A thread with
- * fewer records gets a shorter ring (a power of two), so
+ * With 16-byte slots (one thread), sixteen records (some 600 ns of work)
+ * cover a miss that also walks the page tables, as a VM's misses on a
+ * large table do.  With 24-byte slots a quarter of them take two
+ * prefetches, and eight records ahead did better: more lines in flight
+ * made the prefetches wait for each other (docs/BENCHMARKS.md).  A thread
+ * with fewer records gets a shorter ring (a power of two), so
  * thousands of short threads do not cost a full ring each; one longer than
  * its records, so that the cursor reads to the end and lets go of the
  * thread's trace pages at once. */
-#define LOOKAHEAD 8
+#define LOOKAHEAD_ONE 16
+#define LOOKAHEAD_USERS 8
 
 struct ahead {
 	struct mt_rec r;
@@ -148,13 +151,13 @@ static inline __attribute__((always_inline)) int emit_call(struct conv *c, uint3
 /* park.c */
 void unpark_address(struct conv *c, uint64_t addr);
 
-/* e's block is freed by thread s's head record.  Inline, as every free
- * comes here. */
-static inline void release_block(struct conv *c, uint32_t s, struct am_entry *e)
+/* e's block is freed by thread s's head record; stride is the map's.
+ * Inline, as every free comes here. */
+static inline void release_block(struct conv *c, uint32_t s, struct am_entry *e, size_t stride)
 {
 	uint64_t addr = e->addr;
 	assert(e->live && !e->wanted);
-	c->live_bytes -= am_release(&c->map, e, s, c->src[s].recno);
+	c->live_bytes -= am_release_as(&c->map, e, s, c->src[s].recno, stride);
 	if (c->nparked)
 		unpark_address(c, addr);
 }

@@ -38,19 +38,21 @@ _Static_assert(MT_RF_NULL_OUT >> RF_TO_OPF == MT_OPF_NULL_OUT &&
 	       MT_RF_NULL_IN >> RF_TO_OPF == MT_OPF_NULL_IN, "NULL flags one bit apart");
 
 /* Decodes s's next record into ring slot i and prefetches the map slots it
- * will probe: 1, or 0 at the thread's end, or -1 on a corrupt record. */
-static inline __attribute__((always_inline)) int read_one(struct conv *c, struct src *x, unsigned i)
+ * will probe: 1, or 0 at the thread's end, or -1 on a corrupt record.
+ * stride is the map's, a constant in the loop (see loop). */
+static inline __attribute__((always_inline)) int read_one(struct conv *c, struct src *x, unsigned i,
+							   size_t stride)
 {
 	struct ahead *a = &x->ahead[i];
-	int rc = mt_trace_cursor_next(&x->cur, &a->r, &a->recno, c->e);
+	int rc = mt_trace_cursor_next_lean(&x->cur, &a->r, &a->recno, c->e);
 	if (rc <= 0) {
 		x->cursor_done = rc == 0;
 		return rc;
 	}
 	if (a->r.ptr_in)
-		am_prefetch(&c->map, a->r.ptr_in);
+		am_prefetch_as(&c->map, a->r.ptr_in, stride);
 	if (a->r.ptr_out)
-		am_prefetch(&c->map, a->r.ptr_out);
+		am_prefetch_as(&c->map, a->r.ptr_out, stride);
 	return 1;
 }
 
@@ -58,7 +60,7 @@ static inline __attribute__((always_inline)) int read_one(struct conv *c, struct
 static int fill_ahead(struct conv *c, struct src *x)
 {
 	int rc = 1;
-	while (x->ahead_count <= x->ahead_mask && (rc = read_one(c, x, x->ahead_count)) > 0)
+	while (x->ahead_count <= x->ahead_mask && (rc = read_one(c, x, x->ahead_count, c->map.stride)) > 0)
 		x->ahead_count++;
 	return rc < 0 ? -1 : 0;
 }
@@ -95,12 +97,13 @@ static int end_of_thread(struct src *x)
  * to refill - one inline decode (about 110 instructions with the cursor's,
  * on cc1plus's trace) and one or two
  * prefetches - and the ring's count only changes once they have run out. */
-static inline __attribute__((always_inline)) int advance(struct conv *c, uint32_t s)
+static inline __attribute__((always_inline)) int advance(struct conv *c, uint32_t s,
+							  size_t stride)
 {
 	struct src *x = &c->src[s];
 	unsigned left = x->ahead_first;
 	x->ahead_first = (left + 1) & x->ahead_mask;
-	int rc = x->cursor_done ? 0 : read_one(c, x, left);
+	int rc = x->cursor_done ? 0 : read_one(c, x, left, stride);
 	if (rc < 0)
 		return -1;
 	if (rc == 0)
@@ -174,18 +177,18 @@ static inline __attribute__((always_inline)) int obj_give(struct conv *c, struct
 /* A call that passed the block in and left it live (a failed realloc) is a
  * use: whoever frees the block later must be ordered after it too, so the
  * block's last user, not its allocator, is what the next handoff waits on. */
-static void use(struct conv *c, uint32_t s, struct am_entry *e)
+static inline void use(struct conv *c, uint32_t s, struct am_entry *e, size_t stride)
 {
-	am_use(&c->map, e, s, c->src[s].ops);
+	am_use_as(e, s, c->src[s].ops, stride);
 }
 
 /* e, the entry of the address s's call returned, now holds object obj. */
 static inline __attribute__((always_inline)) int take(struct conv *c, uint32_t s,
 						       struct am_entry *e, uint64_t obj,
-						       uint64_t bytes)
+						       uint64_t bytes, size_t stride)
 {
 	int wanted = e->wanted;
-	if (am_set_live(&c->map, e, bytes, obj, s, c->src[s].ops) < 0)
+	if (am_set_live_as(&c->map, e, bytes, obj, s, c->src[s].ops, stride) < 0)
 		return map_full(c);
 	if (wanted)
 		unhold_address(c, e->addr);
@@ -195,9 +198,10 @@ static inline __attribute__((always_inline)) int take(struct conv *c, uint32_t s
 	return 0;
 }
 
-/* Converts s's head record, or says why it must wait; timing is c's. */
+/* Converts s's head record, or says why it must wait; timing is c's, and
+ * stride the map's. */
 static inline __attribute__((always_inline)) int step(struct conv *c, uint32_t s, enum step *how,
-						       int timing)
+						       int timing, size_t stride)
 {
 	struct src *x = &c->src[s];
 	const struct mt_rec *r = x->head;
@@ -221,7 +225,7 @@ static inline __attribute__((always_inline)) int step(struct conv *c, uint32_t s
 	op.size = r->size;
 	op.old_obj = op.new_obj = 0;
 	if (in) {
-		old = am_find(&c->map, r->ptr_in);
+		old = am_find_as(&c->map, r->ptr_in, stride);
 		if (!old || !old->live) {
 			if (x->state != SRC_HELD) {
 				*how = STEP_HELD;
@@ -239,7 +243,8 @@ static inline __attribute__((always_inline)) int step(struct conv *c, uint32_t s
 	/* Added at once where no block is passed in; else only looked up, as
 	 * adding could sweep or grow the table and move old's entry. */
 	if (out) {
-		new = in ? am_find(&c->map, r->ptr_out) : am_get(&c->map, r->ptr_out);
+		new = in ? am_find_as(&c->map, r->ptr_out, stride) :
+			   am_get_as(&c->map, r->ptr_out, stride);
 		if (!in && !new)
 			return map_full(c);
 	}
@@ -250,7 +255,7 @@ static inline __attribute__((always_inline)) int step(struct conv *c, uint32_t s
 	}
 	if (in) {
 		op.old_obj = old->obj;
-		if (am_owner(&c->map, old) != s && emit_handoff(c, s, old) < 0)
+		if (am_owner_as(old, stride) != s && emit_handoff(c, s, old) < 0)
 			return -1;
 	}
 	if (out && (op.new_obj = obj_take(c, x)) > AM_MAX_OBJECTS)
@@ -265,14 +270,14 @@ static inline __attribute__((always_inline)) int step(struct conv *c, uint32_t s
 			c->live_bytes -= am_size(&c->map, old);
 			am_unset_live(&c->map, old);
 		} else {
-			release_block(c, s, old);
+			release_block(c, s, old, stride);
 		}
 	} else if (in) {
-		use(c, s, old);
+		use(c, s, old, stride);
 	}
-	if (out && !new && !(new = am_get(&c->map, r->ptr_out)))
+	if (out && !new && !(new = am_get_as(&c->map, r->ptr_out, stride)))
 		return map_full(c);
-	return out ? take(c, s, new, op.new_obj, mt_rec_requested(r)) : 0;
+	return out ? take(c, s, new, op.new_obj, mt_rec_requested(r), stride) : 0;
 }
 
 /* ---- progress ---- */
@@ -340,10 +345,11 @@ static void rejoin(struct conv *c)
 	}
 }
 
-/* The loop, made once with timing and once without (loop): timing is a
- * constant in each, so a call pays no test of it. */
-static inline __attribute__((always_inline)) int loop_timed(struct conv *c, struct progress *p,
-							      int timing)
+/* The loop, made once for each of timing and not, and of the map's two
+ * strides (loop): both are constants in each, so a call pays no test of
+ * them. */
+static inline __attribute__((always_inline)) int loop_as(struct conv *c, struct progress *p,
+							   int timing, size_t stride)
 {
 	for (;; rejoin(c)) {
 		if (!c->nheap) {
@@ -361,7 +367,7 @@ static inline __attribute__((always_inline)) int loop_timed(struct conv *c, stru
 		int rc;
 		do {
 			enum step how;
-			if (step(c, s, &how, timing) < 0)
+			if (step(c, s, &how, timing, stride) < 0)
 				return -1;
 			if (how == STEP_PARKED) {
 				heap_pop(c);
@@ -371,7 +377,7 @@ static inline __attribute__((always_inline)) int loop_timed(struct conv *c, stru
 				heap_fix_top(c);
 				goto next;
 			}
-			if ((rc = advance(c, s)) <= 0) {
+			if ((rc = advance(c, s, stride)) <= 0) {
 				if (rc < 0 || emit_thread_done(c, s) < 0)
 					return -1;
 				heap_pop(c);
@@ -388,7 +394,10 @@ static inline __attribute__((always_inline)) int loop_timed(struct conv *c, stru
 
 static int loop(struct conv *c, struct progress *p)
 {
-	return c->timing ? loop_timed(c, p, 1) : loop_timed(c, p, 0);
+	assert(c->map.stride == AM_STRIDE_ONE || c->map.stride == AM_STRIDE_USERS);
+	if (c->map.stride == AM_STRIDE_USERS)
+		return c->timing ? loop_as(c, p, 1, AM_STRIDE_USERS) : loop_as(c, p, 0, AM_STRIDE_USERS);
+	return c->timing ? loop_as(c, p, 1, AM_STRIDE_ONE) : loop_as(c, p, 0, AM_STRIDE_ONE);
 }
 
 static int run(struct conv *c, int asked)
@@ -422,6 +431,7 @@ static int setup(struct conv *c, const struct conv_opts *o)
 	c->woken = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->woken);
 	if (!c->src || !c->heap || !c->parked || !c->holding || !c->woken || am_init(&c->map, c->nsrc) < 0)
 		return mt_error_set(c->e, c->in_name, "out of memory for %zu threads", c->nsrc);
+	unsigned lookahead = am_has_users(&c->map) ? LOOKAHEAD_USERS : LOOKAHEAD_ONE;
 	for (size_t s = 0; s < c->nsrc; s++) {
 		struct src *x = &c->src[s];
 		x->tid = mt_trace_thread_tid(c->t, s);
@@ -429,9 +439,9 @@ static int setup(struct conv *c, const struct conv_opts *o)
 		x->wl = -1;
 		x->last_ts = c->start_ts;
 		uint64_t records = mt_trace_thread_records(c->t, s);
-		while (x->ahead_mask + 1 < LOOKAHEAD && x->ahead_mask < records)
+		while (x->ahead_mask + 1 < lookahead && x->ahead_mask < records)
 			x->ahead_mask = 2 * x->ahead_mask + 1;
-		if (!(x->ahead = malloc((x->ahead_mask + 1) * sizeof *x->ahead)))
+		if (!(x->ahead = calloc(x->ahead_mask + 1, sizeof *x->ahead)))
 			return mt_error_set(c->e, c->in_name, "out of memory for %zu threads", c->nsrc);
 		mt_trace_cursor_init(&x->cur, c->t, s);
 		if (fill_ahead(c, x) < 0)

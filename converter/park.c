@@ -51,12 +51,18 @@ void conv_warn(struct conv *c, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The first of y's calls read ahead that passes in or returns addr, or
- * NULL.  addr is never 0, and the decoder leaves a pointer 0 exactly where
- * the call has none or it was NULL: the pointers alone say. */
+/* How many of a thread's calls read ahead may bring what another waits
+ * for: a rule of the conversion, apart from how far ahead the loop reads
+ * to prefetch (LOOKAHEAD_ONE, _USERS), so that tuning that leaves
+ * workloads alone. */
+#define PULL_AHEAD 8
+
+/* The first of y's next PULL_AHEAD calls that passes in or returns addr,
+ * or NULL.  addr is never 0, and the decoder leaves a pointer 0 exactly
+ * where the call has none or it was NULL: the pointers alone say. */
 static const struct mt_rec *next_use(const struct src *y, uint64_t addr)
 {
-	for (unsigned i = 0; i < y->ahead_count; i++) {
+	for (unsigned i = 0; i < y->ahead_count && i < PULL_AHEAD; i++) {
 		const struct mt_rec *r = &y->ahead[(y->ahead_first + i) & y->ahead_mask].r;
 		if (r->ptr_in == addr || r->ptr_out == addr)
 			return r;
@@ -216,5 +222,5 @@ void break_cycle(struct conv *c)
 		  " while still allocated (never freed in the trace); taking it as freed",
 		  oldest->addr, x->tid, x->recno);
 	c->res.cycles_broken++;
-	release_block(c, who, oldest);
+	release_block(c, who, oldest, c->map.stride);
 }

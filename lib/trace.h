@@ -150,20 +150,40 @@ int mt_trace_cursor_slow(struct mt_trace_cursor *c, struct mt_rec *r, uint64_t *
  * a version 4 window need only one test against wide_end and the wide
  * decode (mt_rec_decode's three tests of the record's place and the
  * trace's version cost 7 instructions more a record). */
-static inline __attribute__((always_inline)) int mt_trace_cursor_next(struct mt_trace_cursor *c,
-									 struct mt_rec *r,
-									 uint64_t *recno,
-									 struct mt_error *e)
+static inline __attribute__((always_inline)) int mt_trace_cursor_next_as(struct mt_trace_cursor *c,
+									    struct mt_rec *r,
+									    uint64_t *recno,
+									    struct mt_error *e,
+									    int lean)
 {
 	size_t len;
 	if (c->p >= c->wide_end || *c->p == 0)
 		return mt_trace_cursor_slow(c, r, recno, e);
-	int rc = mt_rec_decode_body(c->p, c->end, &c->st, r, &len, 1, 0);
+	int rc = mt_rec_decode_body(c->p, c->end, &c->st, r, &len, 1, 0, lean);
 	if (rc != MT_DEC_OK)
 		return mt_trace_cursor_turn(c, rc, r, recno, e);
 	c->p += len;
 	*recno = c->recno++;
 	return 1;
+}
+
+static inline __attribute__((always_inline)) int mt_trace_cursor_next(struct mt_trace_cursor *c,
+									 struct mt_rec *r,
+									 uint64_t *recno,
+									 struct mt_error *e)
+{
+	return mt_trace_cursor_next_as(c, r, recno, e, 0);
+}
+
+/* mt_trace_cursor_next for a converter: only the fields mt_rec_decode_body
+ * sets when lean are set (a record's other fields may hold an earlier
+ * record's values, where the slow path decoded it whole). */
+static inline __attribute__((always_inline)) int mt_trace_cursor_next_lean(struct mt_trace_cursor *c,
+									      struct mt_rec *r,
+									      uint64_t *recno,
+									      struct mt_error *e)
+{
+	return mt_trace_cursor_next_as(c, r, recno, e, 1);
 }
 
 /* All records of all threads merged by timestamp (ties: lower thread first). */

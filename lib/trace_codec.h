@@ -495,12 +495,17 @@ static inline __attribute__((always_inline)) int mt_rec_field(const uint8_t **pp
 }
 
 /* mt_rec_decode's body, once for each reader (wide a constant, and
- * varints, s->varints, one where the reader has tested it). */
+ * varints, s->varints, one where the reader has tested it).  With `lean`
+ * (a constant: mt_trace_cursor_next_lean) only the fields a converter
+ * reads are set: call, flags, ts, the pointers, size, nmemb, align, and
+ * an event's kind and arguments; rc, usable, stack and stamped are left
+ * as they were (their stores and the usable size's sum cost 10
+ * instructions a record). */
 static inline __attribute__((always_inline)) int mt_rec_decode_body(const uint8_t *p,
 								      const uint8_t *end,
 								      struct mt_codec_state *s,
 								      struct mt_rec *r, size_t *len,
-								      int wide, int varints)
+								      int wide, int varints, int lean)
 {
 	const uint8_t *q = p;
 	uint64_t v, tag = 0;
@@ -509,7 +514,8 @@ static inline __attribute__((always_inline)) int mt_rec_decode_body(const uint8_
 	/* Field by field: a compound literal is zeroed with rep stos, whose start
 	 * costs more than the whole record.  The call's fields and stamp bit
 	 * are looked up once, from the head that holds the call. */
-	r->stamped = 1;
+	if (!lean)
+		r->stamped = 1;
 	if (varints && s->ts_each) {
 		if (mt_rec_varint(&q, end, &v, wide))
 			return MT_DEC_CORRUPT;
@@ -539,14 +545,18 @@ static inline __attribute__((always_inline)) int mt_rec_decode_body(const uint8_
 			head &= ~bit;
 		} else {
 			r->ts = s->last_ts;
-			r->stamped = 0;
+			if (!lean)
+				r->stamped = 0;
 		}
 	}
 	r->call = (uint8_t)(head & 0x0f);
 	r->flags = (uint8_t)(head & 0xf0);
-	r->rc = r->event = r->nargs = 0;
-	r->ptr_in = r->ptr_out = r->size = r->nmemb = r->align = r->usable = r->stack = 0;
-	r->args[0] = r->args[1] = r->args[2] = r->args[3] = 0;
+	r->ptr_in = r->ptr_out = r->size = r->nmemb = r->align = 0;
+	if (!lean) {
+		r->rc = r->event = r->nargs = 0;
+		r->usable = r->stack = 0;
+		r->args[0] = r->args[1] = r->args[2] = r->args[3] = 0;
+	}
 	if (!f) /* call 0 under flags alone, or 14, 15 */
 		return MT_DEC_CORRUPT;
 	if (f & MT_FIELD_EVENT) {
@@ -582,8 +592,9 @@ static inline __attribute__((always_inline)) int mt_rec_decode_body(const uint8_
 			s->last_ptr = r->ptr_out;
 			if (!r->ptr_out || mt_rec_field(&q, end, &tag, MT_W_SLACK, &v, wide, varints))
 				return MT_DEC_CORRUPT;
-			r->usable = (f & MT_FIELD_NMEMB ? r->nmemb * r->size : r->size) +
-				    (uint64_t)mt_unzigzag(v);
+			if (!lean)
+				r->usable = (f & MT_FIELD_NMEMB ? r->nmemb * r->size : r->size) +
+					    (uint64_t)mt_unzigzag(v);
 		} else if (f & MT_FIELD_RC) {
 			if (mt_rec_field(&q, end, &tag, MT_W_NUM, &v, wide, varints) || v > UINT32_MAX)
 				return MT_DEC_CORRUPT;
@@ -608,7 +619,7 @@ static __attribute__((noinline)) int mt_rec_decode_near_end(const uint8_t *p, co
 							    struct mt_codec_state *s,
 							    struct mt_rec *r, size_t *len)
 {
-	return mt_rec_decode_body(p, end, s, r, len, 0, s->varints);
+	return mt_rec_decode_body(p, end, s, r, len, 0, s->varints, 0);
 }
 
 /* A record of versions 1 to 3 (varints), out of line too: the fields of
@@ -617,7 +628,7 @@ static __attribute__((noinline)) int mt_rec_decode_varints(const uint8_t *p, con
 							   struct mt_codec_state *s,
 							   struct mt_rec *r, size_t *len)
 {
-	return mt_rec_decode_body(p, end, s, r, len, 1, 1);
+	return mt_rec_decode_body(p, end, s, r, len, 1, 1, 0);
 }
 
 /*
@@ -642,7 +653,7 @@ static inline __attribute__((always_inline)) int mt_rec_decode(const uint8_t *p,
 		return mt_rec_decode_near_end(p, end, s, r, len);
 	if (s->varints)
 		return mt_rec_decode_varints(p, end, s, r, len);
-	return mt_rec_decode_body(p, end, s, r, len, 1, 0);
+	return mt_rec_decode_body(p, end, s, r, len, 1, 0, 0);
 }
 
 #endif

@@ -90,6 +90,7 @@ struct mt_wl_writer {
 	char *path, *tmp_path;
 	int fd, spill;                /* temporary output, unlinked spill file */
 	int overwrite, timing;
+	int direct;                   /* one thread so far: its chunks go to fd, in place */
 	uint8_t ptr_size;
 	uint64_t spill_end;           /* bytes in the spill file */
 	struct mt_wl_stream *s;

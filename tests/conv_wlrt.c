@@ -485,6 +485,68 @@ static void causality_errors(void)
 					  "after thread 0's op 0");
 }
 
+/* A workload of one thread that spills many chunks, then (threads 2) a
+ * second thread added before its first op (late) or with the first (not
+ * late): the writer keeps a lone thread's stream in place in the output
+ * and moves it to the spill file when a second comes, and either way the
+ * files must be the same bytes. */
+static void write_late(const char *name, int threads, int late)
+{
+	char p[4096];
+	struct mt_error e;
+	snprintf(p, sizeof p, "%s/%s.wl", dir, name);
+	struct mt_wl_writer *w = mt_wl_writer_open(p, 1, 0, 8, &e);
+	check(w != NULL, e.msg);
+	check(mt_wl_writer_thread(w, 7, &e) == 0, "first thread");
+	if (threads == 2 && !late)
+		check(mt_wl_writer_thread(w, 8, &e) == 1, "second thread");
+	uint64_t obj = 0;
+	for (uint64_t i = 0; i < 5 * ROUNDS; i++) {
+		struct mt_op a = { .code = MT_CALL_MALLOC, .new_obj = ++obj, .size = i % 700 };
+		struct mt_op f = { .code = MT_CALL_FREE, .old_obj = obj };
+		check(mt_wl_writer_op(w, 0, &a, &e) == 0 && mt_wl_writer_op(w, 0, &f, &e) == 0,
+		      e.msg);
+	}
+	if (threads == 2 && late)
+		check(mt_wl_writer_thread(w, 8, &e) == 1, "second thread, late");
+	for (int t = 0; t < threads; t++) {
+		struct mt_op a = { .code = MT_CALL_MALLOC, .new_obj = ++obj, .size = 5 };
+		check(mt_wl_writer_op(w, t, &a, &e) == 0, e.msg);
+	}
+	struct mt_wl_info tot = { .objects = obj };
+	check(mt_wl_writer_finish(w, &tot, &e) == 0, e.msg);
+	struct mt_wl *wl = mt_wl_open(p, 1, &e);
+	if (!wl)
+		fail(e.msg);
+	check(mt_wl_get_info(wl)->ops == 10 * ROUNDS + (uint64_t)threads, "ops of a late thread");
+	mt_wl_close(wl);
+}
+
+static void same_bytes(const char *a, const char *b)
+{
+	char pa[4096], pb[4096];
+	snprintf(pa, sizeof pa, "%s/%s.wl", dir, a);
+	snprintf(pb, sizeof pb, "%s/%s.wl", dir, b);
+	FILE *fa = fopen(pa, "rb"), *fb = fopen(pb, "rb");
+	check(fa && fb, "open for comparison");
+	int ca, cb;
+	do {
+		ca = getc(fa);
+		cb = getc(fb);
+	} while (ca == cb && ca != EOF);
+	check(ca == cb, "a thread added late changes the workload's bytes");
+	fclose(fa);
+	fclose(fb);
+}
+
+static void late_threads(void)
+{
+	write_late("lone", 1, 0);
+	write_late("early", 2, 0);
+	write_late("late", 2, 1);
+	same_bytes("early", "late");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2)
@@ -517,5 +579,6 @@ int main(int argc, char **argv)
 	semantic_errors();
 	causality_errors();
 	version1();
+	late_threads();
 	return 0;
 }

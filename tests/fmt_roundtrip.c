@@ -84,6 +84,16 @@ static void check_header(const struct mt_trace *t, const struct layout *l)
 	      "%s: warnings: %s", l->name, w[0] ? w[0] : "(none)");
 }
 
+/* What a lean cursor (the converter's) must read as a full one does. */
+static int lean_equal(const struct mt_rec *a, const struct mt_rec *b)
+{
+	return a->call == b->call && a->flags == b->flags && a->ts == b->ts &&
+	       a->ptr_in == b->ptr_in && a->ptr_out == b->ptr_out && a->size == b->size &&
+	       a->nmemb == b->nmemb && a->align == b->align &&
+	       (a->call != MT_CALL_EVENT || (a->event == b->event && a->nargs == b->nargs &&
+					     !memcmp(a->args, b->args, a->nargs * sizeof *a->args)));
+}
+
 static void check_cursors(const struct mt_trace *t, const struct layout *l)
 {
 	CHECK(mt_trace_threads(t) == l->threads, "%s: %zu threads", l->name, mt_trace_threads(t));
@@ -94,13 +104,18 @@ static void check_cursors(const struct mt_trace *t, const struct layout *l)
 		CHECK(k == th, "%s: thread %zu is generated thread %u", l->name, th, k);
 		CHECK(mt_trace_thread_records(t, th) == thread_records(l, k), "%s: thread %u count",
 		      l->name, k);
-		struct mt_trace_cursor c;
-		struct mt_rec want, got;
+		struct mt_trace_cursor c, lc;
+		struct mt_rec want, got, lean;
 		struct mt_error e;
-		uint64_t recno, n = 0;
+		uint64_t recno, lean_recno, n = 0;
 		int rc;
 		mt_trace_cursor_init(&c, t, th);
+		mt_trace_cursor_init(&lc, t, th);
 		while ((rc = mt_trace_cursor_next(&c, &got, &recno, &e)) > 0) {
+			CHECK(mt_trace_cursor_next_lean(&lc, &lean, &lean_recno, &e) == 1 &&
+			      lean_recno == recno && lean_equal(&lean, &got),
+			      "%s: lean record %u:%llu differs", l->name, tid_of(k),
+			      (unsigned long long)n);
 			fmt_gen_rec(&want, k, n);
 			CHECK(recno == n, "%s: %u:%llu named %llu", l->name, tid_of(k),
 			      (unsigned long long)n, (unsigned long long)recno);
@@ -113,6 +128,8 @@ static void check_cursors(const struct mt_trace *t, const struct layout *l)
 			n++;
 		}
 		CHECK(rc == 0, "%s: cursor: %s", l->name, e.msg);
+		CHECK(mt_trace_cursor_next_lean(&lc, &lean, &lean_recno, &e) == 0,
+		      "%s: the lean cursor reads past the end", l->name);
 		CHECK(n == thread_records(l, k), "%s: thread %u gave %llu records", l->name, k,
 		      (unsigned long long)n);
 	}
