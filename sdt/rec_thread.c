@@ -25,6 +25,7 @@
 
 #include "rec_clock.h"
 #include "rec_helper.h"
+#include "rec_pages.h"
 #include "rec_thread.h"
 
 __thread struct mt_tls mt_tls __attribute__((tls_model("initial-exec")));
@@ -186,19 +187,22 @@ static uint8_t *take_prepared(struct mt_slot *s, const struct mt_file *f, uint32
 }
 
 /* A window claimed and mapped by the calling thread itself: its first, or
- * when the helper is not there or late.  NULL after saying why not. */
+ * when the helper is not there or late.  Its pages are made writable as
+ * the helper makes them (MAP_POPULATE would leave them write-protected on
+ * ext4: a fault a page at the first store).  NULL after saying why not. */
 static uint8_t *map_window(struct mt_file *f, uint32_t want, uint32_t *size)
 {
 	uint64_t off;
 	*size = want;
 	if (mt_file_claim(f, size, &off))
 		return NULL;
-	void *m = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, f->fd.fd,
-		       (off_t)off);
+	mt_pages_write_zeros(f, off, *size);
+	void *m = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd.fd, (off_t)off);
 	if (m == MAP_FAILED) {
 		mt_file_unclaim(f, off, errno);
 		return NULL;
 	}
+	mt_pages_populate(m, *size);
 	return m;
 }
 
