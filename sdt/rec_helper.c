@@ -19,14 +19,13 @@
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
-#include <linux/magic.h>
 #include <sys/mman.h>
-#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "rec_clock.h"
 #include "rec_helper.h"
+#include "rec_pages.h"
 #include "recorder.h"
 
 static pthread_mutex_t *lock;   /* the recorder's */
@@ -42,36 +41,6 @@ static uint32_t unmapping_size;
 static int creator_policy;      /* of the thread that started the helper */
 static struct sched_param creator_param;
 
-/* Zeros to write a window's pages from: never written, so every page of
- * it is the kernel's one zero page, and it costs no memory.  NULL when it
- * could not be mapped. */
-static const uint8_t *zeros;
-
-static void map_zeros(void)
-{
-	void *m = mmap(NULL, MT_REC_WINDOW_MAX, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	zeros = m == MAP_FAILED ? NULL : m;
-}
-
-/* tmpfs allocates a file's pages at fallocate already: writing zeros
- * over them would only copy.  Asked of the file system once a file (by
- * its serial, which starts at 1), not once a window; the descriptor must
- * be known to be ours when it is asked. */
-static unsigned fs_checked_serial;
-static int fs_has_pages_after_fallocate;
-
-static int pages_exist_after_fallocate(const struct mt_file *f)
-{
-	if (f->serial != fs_checked_serial) {
-		struct statfs sf;
-		fs_has_pages_after_fallocate =
-			fstatfs(f->fd.fd, &sf) == 0 &&
-			(sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC);
-		fs_checked_serial = f->serial;
-	}
-	return fs_has_pages_after_fallocate;
-}
-
 /* A window header that says "claimed, never used" (trace_format.h). */
 static int write_padding(int fd, uint64_t off, uint32_t size)
 {
@@ -83,42 +52,6 @@ static int write_padding(int fd, uint64_t off, uint32_t size)
 		n = pwrite(fd, h, sizeof h, (off_t)off);
 	while (n < 0 && errno == EINTR);
 	return n == (ssize_t)sizeof h ? 0 : -1;
-}
-
-/*
- * Zeros over the window past its header, written before anyone writes into
- * it (the recorder lock is held): pages that a write put in the page cache
- * cost populate() far less than pages it must create by faulting (ext4;
- * figures in docs/BENCHMARKS.md).  Best effort: populate() faults in what
- * is not written.  The descriptor is checked again just before: the program may
- * have closed it and opened a file of its own under its number since the
- * claim.
- */
-static void write_zeros(struct mt_file *f, uint64_t off, uint32_t size)
-{
-	if (!zeros || !mt_fd_ours(&f->fd) || pages_exist_after_fallocate(f))
-		return;
-	ssize_t n;
-	do
-		n = pwrite(f->fd.fd, zeros, size - MT_WINDOW_HEADER_SIZE,
-			   (off_t)(off + MT_WINDOW_HEADER_SIZE));
-	while (n < 0 && errno == EINTR);
-}
-
-/* Faults the window's pages in, writable: a write fault each on a page
- * MAP_POPULATE left write-protected (ext4) would cost the recording
- * thread ~2 us.  Where the kernel lacks MADV_POPULATE_WRITE (before 5.14),
- * a store to each page does it, here rather than in the recording thread. */
-static void populate(uint8_t *m, uint32_t size)
-{
-#ifdef MADV_POPULATE_WRITE
-	if (madvise(m, size, MADV_POPULATE_WRITE) == 0 || errno != EINVAL)
-		return;
-#endif
-	for (uint32_t o = 0; o < size; o += MT_TRACE_ALIGN) {
-		volatile uint8_t *b = m + o;
-		*b = *b;
-	}
 }
 
 /* s's next window: claimed and made padding under the lock, populated
@@ -150,9 +83,7 @@ static void prepare(struct mt_slot *s)
 		s->next_state = MT_NEXT_FAILED;
 		return;
 	}
-	if (!zeros)
-		map_zeros();
-	write_zeros(file, off, size);
+	mt_pages_write_zeros(file, off, size);
 	s->next_base = m;
 	s->next_size = size;
 	s->next_off = off;
@@ -160,7 +91,7 @@ static void prepare(struct mt_slot *s)
 	filling = m;
 	filling_size = size;
 	pthread_mutex_unlock(lock);
-	populate(m, size);
+	mt_pages_populate(m, size);
 	pthread_mutex_lock(lock);
 	filling = NULL;
 	if (handed_over && !done_with)

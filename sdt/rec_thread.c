@@ -3,10 +3,11 @@
  *
  * Window sizes double from MT_WINDOW_MIN to MT_REC_WINDOW_MAX per thread, so
  * a short thread costs one 4 KiB window and a busy one claims space once
- * per 512 KiB.  Claims are serialised by the recorder lock rather than an
- * atomic add on the file offset alone: stop must be able to close any
- * thread's window and close the file, and a thread between "claimed" and
- * "mapped" would otherwise map a closed (or reused) descriptor.  At one
+ * per 512 KiB (smaller bridges while the helper is late: rec_thread.h).
+ * Claims are serialised by the recorder lock rather than an atomic add on
+ * the file offset alone: stop must be able to close any thread's window
+ * and close the file, and a thread between "claimed" and "mapped" would
+ * otherwise map a closed (or reused) descriptor.  At one
  * claim per 512 KiB of records the lock costs nothing measurable.
  *
  * A thread's slot lives until the thread is gone, not until its exit
@@ -25,6 +26,7 @@
 
 #include "rec_clock.h"
 #include "rec_helper.h"
+#include "rec_pages.h"
 #include "rec_thread.h"
 
 __thread struct mt_tls mt_tls __attribute__((tls_model("initial-exec")));
@@ -185,20 +187,33 @@ static uint8_t *take_prepared(struct mt_slot *s, const struct mt_file *f, uint32
 	return m;
 }
 
+/* The size of a window the thread maps itself: a bridge (rec_thread.h)
+ * while the helper has yet to start on the one it was asked for. */
+static uint32_t own_window_size(struct mt_slot *s, uint32_t seq)
+{
+	uint32_t full = window_size(seq);
+	if (s->next_state != MT_NEXT_WANTED || (MT_BRIDGE_MIN << s->bridges) >= full)
+		return full;
+	return MT_BRIDGE_MIN << s->bridges++;
+}
+
 /* A window claimed and mapped by the calling thread itself: its first, or
- * when the helper is not there or late.  NULL after saying why not. */
+ * when the helper is not there or late.  Its pages are made writable as
+ * the helper makes them (MAP_POPULATE would leave them write-protected on
+ * ext4: a fault a page at the first store).  NULL after saying why not. */
 static uint8_t *map_window(struct mt_file *f, uint32_t want, uint32_t *size)
 {
 	uint64_t off;
 	*size = want;
 	if (mt_file_claim(f, size, &off))
 		return NULL;
-	void *m = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, f->fd.fd,
-		       (off_t)off);
+	mt_pages_write_zeros(f, off, *size);
+	void *m = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd.fd, (off_t)off);
 	if (m == MAP_FAILED) {
 		mt_file_unclaim(f, off, errno);
 		return NULL;
 	}
+	mt_pages_populate(m, *size);
 	return m;
 }
 
@@ -217,7 +232,9 @@ int mt_window_open(struct mt_tls *t, unsigned epoch, struct mt_file *f)
 	uint8_t *m = take_prepared(s, f, &size);
 	if (m == MAP_FAILED)
 		return -1;
-	if (!m && !(m = map_window(f, window_size(t->seq), &size)))
+	if (m)
+		s->bridges = 0;
+	else if (!(m = map_window(f, own_window_size(s, t->seq), &size)))
 		return -1;
 	s->base = m;
 	s->size = size;

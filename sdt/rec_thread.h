@@ -59,7 +59,19 @@ struct mt_slot {
 	uint8_t in_use;
 	uint8_t exited;       /* the thread ran its exit destructor */
 	uint8_t stacks;       /* the window's file has MT_FHF_STACKS */
+	uint8_t bridges;      /* windows in a row the thread mapped itself while
+				 the helper was late with the one it asked for */
 };
+
+/*
+ * A thread whose helper is late (on a busy machine it waits 1-16 ms for a
+ * processor at times, longer than half a window takes to fill) maps a
+ * bridge window of this size itself, then twice that while still late, up
+ * to the full size: the thread does the page work of about as many bytes
+ * as the helper's delay takes to fill, not a whole window's, and the
+ * helper's window follows the bridge in the file.
+ */
+#define MT_BRIDGE_MIN (64u << 10)
 
 /*
  * Each call reads and writes the fields up to and including codec.stacks,
