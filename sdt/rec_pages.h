@@ -8,7 +8,7 @@
  * for write notification) faults once more at its first store, ~2-4 us,
  * 128 a 512 KiB window.  Writing the window's zeros through the file
  * first and then populating it writable costs a third of that
- * (docs/BENCHMARKS.md, issue #15's eighth round).  Called with the
+ * (docs/BENCHMARKS.md, issue #15's ninth round).  Called with the
  * recorder lock held; nothing here allocates.
  */
 #ifndef MT_REC_PAGES_H
