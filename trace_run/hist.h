@@ -35,7 +35,7 @@ static inline unsigned rt_hist_index(uint64_t v)
 }
 
 /* Two adds, a compare and the bucket increment. */
-static inline void rt_callstat_add(struct rt_callstat *s, uint64_t v)
+static inline __attribute__((always_inline)) void rt_callstat_add(struct rt_callstat *s, uint64_t v)
 {
 	s->total += v;
 	if (v > s->max)
