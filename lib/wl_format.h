@@ -292,6 +292,15 @@ static inline int mt_op_fast_new(struct mt_op_state *s, uint64_t v, uint64_t *ob
 	return 1;
 }
 
+/* Whether a whole op of MT_WL_OP_MAX bytes fits between at, an op's head
+ * byte, and end: a compare with end less a constant, which a decoding
+ * loop computes once (end less the position, then the compare, took the
+ * replay loop two instructions more an op). */
+static inline int mt_op_fits(const uint8_t *at, const uint8_t *end)
+{
+	return (uintptr_t)at < (uintptr_t)end - MT_WL_OP_MAX;
+}
+
 /*
  * mt_op_decode's fast path for the two ops most of any workload is made
  * of: a malloc that returned a block and a free of one, with no flag in
@@ -313,7 +322,7 @@ static inline __attribute__((always_inline)) unsigned mt_op_decode_common(
 	unsigned head = *p++;
 	struct mt_op_field d = { p, 0 }, o;
 
-	if ((head != MT_CALL_MALLOC && head != MT_CALL_FREE) || end - p < MT_WL_OP_MAX)
+	if ((head != MT_CALL_MALLOC && head != MT_CALL_FREE) || !mt_op_fits(*pp, end))
 		return 0;
 	if (timing && !(d = mt_op_field(p, end)).p)
 		return 0;
@@ -359,7 +368,7 @@ static inline __attribute__((always_inline)) unsigned mt_op_decode_more(
 	unsigned head = *p++;
 	struct mt_op_field d = { p, 0 }, o, n, z;
 
-	if ((head != MT_CALL_CALLOC && head != MT_OP_FREE_NULL) || end - p < MT_WL_OP_MAX)
+	if ((head != MT_CALL_CALLOC && head != MT_OP_FREE_NULL) || !mt_op_fits(*pp, end))
 		return 0;
 	if (timing && !(d = mt_op_field(p, end)).p)
 		return 0;
