@@ -841,6 +841,8 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 	assert(!lean || (r->timer.source == RT_TIMER_TOP && t->touch == RT_TOUCH_NONE &&
 			 !trim_every));
 	struct mt_op_state st = mt_wl_first_state(r->info);
+	assert(!lean || st.new_signed);
+	st.new_signed = lean || st.new_signed; /* a constant in the lean copies */
 	struct mt_op op;
 	/* one thread has no shared clock (replay.c): said so, the copy for one
 	 * thread drops the clock's tests at each malloc */
@@ -988,7 +990,7 @@ void *rt_thread_main(void *arg)
 	t->cpu_ns = t->mark_cpu_ns;
 	int timing = (r->info->flags & MT_WLF_TIMING) != 0;
 	int lean = r->timer.source == RT_TIMER_TOP && t->touch == RT_TOUCH_NONE &&
-		   !r->o->trim_every;
+		   !r->o->trim_every && mt_wl_first_state(r->info).new_signed;
 	copies[t->prefetch ? 0 : t->single ? 2 : 1][timing][lean](t);
 	__builtin_unreachable(); /* each copy retires its thread */
 }
