@@ -2,9 +2,10 @@
  * replay_loop.c - the replay threads: decode an op, make the call, time it.
  *
  * This is the hot path.  Per call, beyond the two timer reads (each the
- * chosen source's instructions, RDTSCP+LFENCE by default, behind one or two
- * compares of the thread's constant source that always go the same way)
- * and the call itself, for a malloc that returned a block or a free
+ * chosen source's instructions, RDTSCP+LFENCE by default: in the lean
+ * copies of the loop, below, nothing else; in the others behind one or
+ * two compares of the thread's constant source that always go the same
+ * way) and the call itself, for a malloc that returned a block or a free
  * of one (most calls of any workload): the op decoded from its head byte
  * and one to three varints straight into registers (mt_op_decode_common:
  * one check that the op fits, varints of up to eight bytes inline, one and
@@ -16,7 +17,8 @@
  * the look-ahead is made once for each, so no test chooses there; a free
  * leaves the peak alone), one compare of the call's time with the
  * long-call bound (off_cpu_check: a system call after a call of 200 us or
- * more), and one relaxed store of the call counter.
+ * more), and one relaxed store of the call counter (outside the lean
+ * copies a touch test and --trim-every's countdown too).
  * A calloc that returned a block and a free of NULL take a second fast
  * step (mt_op_decode_more) and a short out-of-line call; every other op
  * goes through mt_op_decode and replay_call, out of line.
@@ -24,12 +26,17 @@
  * ~7.5 ns a call against a plain loop of the same calls timed alike, with
  * the loop compiled once (as its copy without the prefetch, below, it runs
  * ~6 fewer on a ring of malloc and free, callgrind); on
- * the real-program corpus (bench/real.sh) the replay thread runs 102-125
- * instructions a call outside the allocator and the timer reads on one
- * thread (CPython 104, cc1plus 108, sqlite3, gcc's cc1; perl's three
- * threads with their recorded times and the look-ahead, 174 --unpaced)
- * and its own cost is 8.5-13 ns a call beyond the timer's (CPython,
- * cc1plus; perl 14-21: chrt -f 50 on a shared VM, docs/BENCHMARKS.md).
+ * the real-program corpus (bench/real.sh) the replay threads run, outside
+ * the allocator and with the timer reads, 102-110 instructions a call on
+ * one thread (CPython 102, cc1plus 110), 135 on git's three threads and
+ * 193 on perl's with their recorded times, the shared clock and perl's
+ * look-ahead (118 and 178 --unpaced), and their own cost is 6-11 ns a
+ * call beyond the timer's on one thread (CPython, cc1plus), 18-24 on
+ * perl's and git's (chrt -f 50 on a shared VM, docs/BENCHMARKS.md).
+ * Each thread runs one of twelve copies of the loop, with or without the
+ * look-ahead, for one thread or several, with or without recorded times,
+ * and lean or not: a lean copy (no --touch, no --trim-every, the top
+ * timer, a version 2 workload) tests none of them at a call.
  * RDTSCP (and LFENCE before RDTSC) waits for all earlier work, so a free's
  * chain of dependent loads (stream bytes, then its slot) counts for more
  * than its instructions.  A thread whose frees mostly miss the cache (a
