@@ -23,7 +23,7 @@ static inline uint64_t mt_zigzag(int64_t v)
 	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
 }
 
-static inline int64_t mt_unzigzag(uint64_t v)
+static inline __attribute__((always_inline)) int64_t mt_unzigzag(uint64_t v)
 {
 	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
 }

@@ -113,7 +113,8 @@ static inline uint64_t mt_op_new_delta(const struct mt_op_state *s, uint64_t new
 	return s->new_signed ? mt_zigzag((int64_t)(new_obj - s->last_new)) : new_obj - s->last_new;
 }
 
-static inline uint64_t mt_op_new_index(const struct mt_op_state *s, uint64_t v)
+static inline __attribute__((always_inline)) uint64_t mt_op_new_index(const struct mt_op_state *s,
+									   uint64_t v)
 {
 	return s->last_new + (s->new_signed ? (uint64_t)mt_unzigzag(v) : v);
 }
@@ -283,7 +284,8 @@ static inline __attribute__((always_inline)) struct mt_op_field mt_op_field(cons
 /* The fast path's new object from its field v, made the stream's last;
  * 0, leaving s as it was, for object 0 (NULL), which the general decoder
  * takes. */
-static inline int mt_op_fast_new(struct mt_op_state *s, uint64_t v, uint64_t *obj)
+static inline __attribute__((always_inline)) int mt_op_fast_new(struct mt_op_state *s, uint64_t v,
+								   uint64_t *obj)
 {
 	*obj = mt_op_new_index(s, v);
 	if (!*obj)

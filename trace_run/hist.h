@@ -28,7 +28,7 @@ struct rt_callstat {
  * up.  Values 0..7 take s = 0, m the value itself: a bucket each.  The
  * largest take 251.  Five instructions without a branch, where testing for
  * small values first cost the replay loop ~5 more a call. */
-static inline unsigned rt_hist_index(uint64_t v)
+static inline __attribute__((always_inline)) unsigned rt_hist_index(uint64_t v)
 {
 	unsigned s = 61u - (unsigned)__builtin_clzll(v | 4);
 	return 4 * s + (unsigned)(v >> s);
