@@ -27,11 +27,11 @@
  * the loop compiled once (as its copy without the prefetch, below, it runs
  * ~6 fewer on a ring of malloc and free, callgrind); on
  * the real-program corpus (bench/real.sh) the replay threads run, outside
- * the allocator and with the timer reads, 102-110 instructions a call on
- * one thread (CPython 102, cc1plus 110), 135 on git's three threads and
+ * the allocator and with the timer reads, 98-108 instructions a call on
+ * one thread (CPython 98, cc1plus 108), 133 on git's three threads and
  * 193 on perl's with their recorded times, the shared clock and perl's
- * look-ahead (118 and 178 --unpaced), and their own cost is 6-11 ns a
- * call beyond the timer's on one thread (CPython, cc1plus), 18-24 on
+ * look-ahead (117 and 178 --unpaced), and their own cost is 6-10 ns a
+ * call beyond the timer's on one thread (CPython, cc1plus), 17-20 on
  * perl's and git's (chrt -f 50 on a shared VM, docs/BENCHMARKS.md).
  * Each thread runs one of twelve copies of the loop, with or without the
  * look-ahead, for one thread or several, with or without recorded times,
@@ -74,7 +74,7 @@
 
 /* The loop's helpers, inlined into each of its twelve copies (below) by
  * force: left to itself, gcc's limit on a unit's growth put replay_malloc,
- * gate and the varint packing out of line (cc1plus: 11 instructions a
+ * gate and the varint packing out of line (cc1plus: 24 instructions a
  * call more, callgrind). */
 #define LOOP_INLINE static inline __attribute__((always_inline))
 
