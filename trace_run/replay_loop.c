@@ -953,8 +953,9 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
  * without recorded times (the timing test cost 2.5 instructions an op
  * and the deltas' 1.7 on cc1plus's untimed workload, callgrind) and lean
  * or not (the touch test, the trim countdown and the timer source's
- * compares: ~6 a call), twelve in all, of which a replay runs one or
- * two; copies[prefetching / plain / single][timing][lean]. */
+ * compares: ~6 a call; the new objects' encoding test at each malloc and
+ * calloc: 0.5), twelve in all, of which a replay runs one or two;
+ * copies[prefetching / plain / single][timing][lean]. */
 #define REPLAY_COPY(name, prefetch, single, timing, lean)                                  \
 	static __attribute__((noinline, noreturn)) void name(struct rt_thread *t)        \
 	{                                                                                 \
