@@ -23,7 +23,7 @@ static inline uint64_t mt_zigzag(int64_t v)
 	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
 }
 
-static inline int64_t mt_unzigzag(uint64_t v)
+static inline __attribute__((always_inline)) int64_t mt_unzigzag(uint64_t v)
 {
 	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
 }
@@ -62,7 +62,7 @@ static inline uint32_t mt_get_le32(const uint8_t *p)
 }
 /* Also the wide varint readers' load, so spelt out: gcc merges these eight
  * byte loads into one mov on x86-64, but not a loop's. */
-static inline uint64_t mt_get_le64(const uint8_t *p)
+static inline __attribute__((always_inline)) uint64_t mt_get_le64(const uint8_t *p)
 {
 	return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
 	       (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 |
@@ -76,7 +76,7 @@ static inline uint64_t mt_get_le64(const uint8_t *p)
  * little-endian, and whose stop bits stops marks (~w & 0x80 in each byte,
  * not all clear): the bytes up to the first stop bit, then pairs, quads
  * and octets of 7-bit groups joined, by three shift-and-mask steps. */
-static inline uint64_t mt_varint_pack(uint64_t w, uint64_t stops)
+static inline __attribute__((always_inline)) uint64_t mt_varint_pack(uint64_t w, uint64_t stops)
 {
 	uint64_t x = w & (stops ^ (stops - 1)) & 0x7f7f7f7f7f7f7f7full;
 	x = (x & 0x007f007f007f007full) | (x >> 1 & 0x3f803f803f803f80ull);

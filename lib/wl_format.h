@@ -113,7 +113,8 @@ static inline uint64_t mt_op_new_delta(const struct mt_op_state *s, uint64_t new
 	return s->new_signed ? mt_zigzag((int64_t)(new_obj - s->last_new)) : new_obj - s->last_new;
 }
 
-static inline uint64_t mt_op_new_index(const struct mt_op_state *s, uint64_t v)
+static inline __attribute__((always_inline)) uint64_t mt_op_new_index(const struct mt_op_state *s,
+									   uint64_t v)
 {
 	return s->last_new + (s->new_signed ? (uint64_t)mt_unzigzag(v) : v);
 }
@@ -283,13 +284,23 @@ static inline __attribute__((always_inline)) struct mt_op_field mt_op_field(cons
 /* The fast path's new object from its field v, made the stream's last;
  * 0, leaving s as it was, for object 0 (NULL), which the general decoder
  * takes. */
-static inline int mt_op_fast_new(struct mt_op_state *s, uint64_t v, uint64_t *obj)
+static inline __attribute__((always_inline)) int mt_op_fast_new(struct mt_op_state *s, uint64_t v,
+								   uint64_t *obj)
 {
 	*obj = mt_op_new_index(s, v);
 	if (!*obj)
 		return 0;
 	s->last_new = *obj;
 	return 1;
+}
+
+/* Whether a whole op of MT_WL_OP_MAX bytes fits between at, an op's head
+ * byte, and end: a compare with end less a constant, which a decoding
+ * loop computes once (end less the position, then the compare, took the
+ * replay loop two instructions more an op). */
+static inline int mt_op_fits(const uint8_t *at, const uint8_t *end)
+{
+	return (uintptr_t)at < (uintptr_t)end - MT_WL_OP_MAX;
 }
 
 /*
@@ -313,7 +324,7 @@ static inline __attribute__((always_inline)) unsigned mt_op_decode_common(
 	unsigned head = *p++;
 	struct mt_op_field d = { p, 0 }, o;
 
-	if ((head != MT_CALL_MALLOC && head != MT_CALL_FREE) || end - p < MT_WL_OP_MAX)
+	if ((head != MT_CALL_MALLOC && head != MT_CALL_FREE) || !mt_op_fits(*pp, end))
 		return 0;
 	if (timing && !(d = mt_op_field(p, end)).p)
 		return 0;
@@ -359,7 +370,7 @@ static inline __attribute__((always_inline)) unsigned mt_op_decode_more(
 	unsigned head = *p++;
 	struct mt_op_field d = { p, 0 }, o, n, z;
 
-	if ((head != MT_CALL_CALLOC && head != MT_OP_FREE_NULL) || end - p < MT_WL_OP_MAX)
+	if ((head != MT_CALL_CALLOC && head != MT_OP_FREE_NULL) || !mt_op_fits(*pp, end))
 		return 0;
 	if (timing && !(d = mt_op_field(p, end)).p)
 		return 0;

@@ -28,14 +28,14 @@ struct rt_callstat {
  * up.  Values 0..7 take s = 0, m the value itself: a bucket each.  The
  * largest take 251.  Five instructions without a branch, where testing for
  * small values first cost the replay loop ~5 more a call. */
-static inline unsigned rt_hist_index(uint64_t v)
+static inline __attribute__((always_inline)) unsigned rt_hist_index(uint64_t v)
 {
 	unsigned s = 61u - (unsigned)__builtin_clzll(v | 4);
 	return 4 * s + (unsigned)(v >> s);
 }
 
 /* Two adds, a compare and the bucket increment. */
-static inline void rt_callstat_add(struct rt_callstat *s, uint64_t v)
+static inline __attribute__((always_inline)) void rt_callstat_add(struct rt_callstat *s, uint64_t v)
 {
 	s->total += v;
 	if (v > s->max)

@@ -2,9 +2,10 @@
  * replay_loop.c - the replay threads: decode an op, make the call, time it.
  *
  * This is the hot path.  Per call, beyond the two timer reads (each the
- * chosen source's instructions, RDTSCP+LFENCE by default, behind one or two
- * compares of the thread's constant source that always go the same way)
- * and the call itself, for a malloc that returned a block or a free
+ * chosen source's instructions, RDTSCP+LFENCE by default: in the lean
+ * copies of the loop, below, nothing else; in the others behind one or
+ * two compares of the thread's constant source that always go the same
+ * way) and the call itself, for a malloc that returned a block or a free
  * of one (most calls of any workload): the op decoded from its head byte
  * and one to three varints straight into registers (mt_op_decode_common:
  * one check that the op fits, varints of up to eight bytes inline, one and
@@ -16,7 +17,8 @@
  * the look-ahead is made once for each, so no test chooses there; a free
  * leaves the peak alone), one compare of the call's time with the
  * long-call bound (off_cpu_check: a system call after a call of 200 us or
- * more), and one relaxed store of the call counter.
+ * more), and one relaxed store of the call counter (outside the lean
+ * copies a touch test and --trim-every's countdown too).
  * A calloc that returned a block and a free of NULL take a second fast
  * step (mt_op_decode_more) and a short out-of-line call; every other op
  * goes through mt_op_decode and replay_call, out of line.
@@ -24,12 +26,17 @@
  * ~7.5 ns a call against a plain loop of the same calls timed alike, with
  * the loop compiled once (as its copy without the prefetch, below, it runs
  * ~6 fewer on a ring of malloc and free, callgrind); on
- * the real-program corpus (bench/real.sh) the replay thread runs 102-125
- * instructions a call outside the allocator and the timer reads on one
- * thread (CPython 104, cc1plus 108, sqlite3, gcc's cc1; perl's three
- * threads with their recorded times and the look-ahead, 174 --unpaced)
- * and its own cost is 8.5-13 ns a call beyond the timer's (CPython,
- * cc1plus; perl 14-21: chrt -f 50 on a shared VM, docs/BENCHMARKS.md).
+ * the real-program corpus (bench/real.sh) the replay threads run, outside
+ * the allocator and with the timer reads, 98-108 instructions a call on
+ * one thread (CPython 98, cc1plus 108), 133 on git's three threads and
+ * 193 on perl's with their recorded times, the shared clock and perl's
+ * look-ahead (117 and 178 --unpaced), and their own cost is 6-10 ns a
+ * call beyond the timer's on one thread (CPython, cc1plus), 17-20 on
+ * perl's and git's (chrt -f 50 on a shared VM, docs/BENCHMARKS.md).
+ * Each thread runs one of twelve copies of the loop, with or without the
+ * look-ahead, for one thread or several, with or without recorded times,
+ * and lean or not: a lean copy (no --touch, no --trim-every, the top
+ * timer, a version 2 workload) tests none of them at a call.
  * RDTSCP (and LFENCE before RDTSC) waits for all earlier work, so a free's
  * chain of dependent loads (stream bytes, then its slot) counts for more
  * than its instructions.  A thread whose frees mostly miss the cache (a
@@ -65,6 +72,12 @@
 #include "sync.h"
 #include "timer.h"
 
+/* The loop's helpers, inlined into each of its twelve copies (below) by
+ * force: left to itself, gcc's limit on a unit's growth put replay_malloc,
+ * gate and the varint packing out of line (cc1plus: 24 instructions a
+ * call more, callgrind). */
+#define LOOP_INLINE static inline __attribute__((always_inline))
+
 /* Writes what a program would write into a fresh block, or before freeing
  * it.  Never past the block's usable size: the request is what the program
  * asked for, and an allocator that handed back less (tcmalloc's pvalloc
@@ -93,10 +106,12 @@ static __attribute__((noinline)) void touch_block(struct rt_thread *t, void *p, 
 }
 
 /* The test inline, the work out of line: with --touch=none a call to a
- * function that returns at once cost the loop ~20 instructions a call. */
-static inline void touch(struct rt_thread *t, void *p, uint64_t n)
+ * function that returns at once cost the loop ~20 instructions a call.
+ * lean is a constant, 1 in the loop's copies for --touch=none (below),
+ * where no test is left at all. */
+LOOP_INLINE void touch(struct rt_thread *t, void *p, uint64_t n, int lean)
 {
-	if (t->touch != RT_TOUCH_NONE && p && n)
+	if (!lean && t->touch != RT_TOUCH_NONE && p && n)
 		touch_block(t, p, n);
 }
 
@@ -150,7 +165,7 @@ static __attribute__((noinline)) void ideal_flush(struct rt_thread *t)
 /* Adds d to the thread's gathered change; flushes it once it reaches the
  * batch either way: one unsigned compare, where two signed ones cost git's
  * replay 2.7 instructions a call more (callgrind). */
-static inline void ideal_gather(struct rt_thread *t, int64_t d)
+LOOP_INLINE void ideal_gather(struct rt_thread *t, int64_t d)
 {
 	t->ideal_pending += d;
 	if ((uint64_t)t->ideal_pending + t->ideal_bias > t->ideal_span)
@@ -158,7 +173,7 @@ static inline void ideal_gather(struct rt_thread *t, int64_t d)
 }
 
 /* single is t->single, a constant in the replay loop's copies (below). */
-static inline void ideal_add(struct rt_thread *t, int64_t d, int single)
+LOOP_INLINE void ideal_add(struct rt_thread *t, int64_t d, int single)
 {
 	struct rt_replay *r = t->r;
 	if (!single) {
@@ -177,7 +192,7 @@ static inline void ideal_add(struct rt_thread *t, int64_t d, int single)
 /* ideal_add for n bytes that go away, which cannot raise the peak: on a
  * free the peak's load and compare would be the last links of the chain
  * of loads the next timer read waits for. */
-static inline void ideal_drop(struct rt_thread *t, uint64_t n, int single)
+LOOP_INLINE void ideal_drop(struct rt_thread *t, uint64_t n, int single)
 {
 	struct rt_replay *r = t->r;
 	if (!single) {
@@ -253,7 +268,7 @@ static void *timed_emulation(const struct mt_op *op, void *in, size_t page,
 
 /* The calls most of every workload is, timed as timed_call times the
  * others: nothing but the call between the two timer reads. */
-static inline void *timed_malloc(size_t sz, enum rt_timer_source timer, uint64_t *cost)
+LOOP_INLINE void *timed_malloc(size_t sz, enum rt_timer_source timer, uint64_t *cost)
 {
 	uint64_t t0 = rt_now(timer);
 	void *out = malloc(sz);
@@ -261,8 +276,8 @@ static inline void *timed_malloc(size_t sz, enum rt_timer_source timer, uint64_t
 	return out;
 }
 
-static inline void *timed_calloc(size_t nmemb, size_t sz, enum rt_timer_source timer,
-				 uint64_t *cost)
+LOOP_INLINE void *timed_calloc(size_t nmemb, size_t sz, enum rt_timer_source timer,
+			       uint64_t *cost)
 {
 	uint64_t t0 = rt_now(timer);
 	void *out = calloc(nmemb, sz);
@@ -270,7 +285,7 @@ static inline void *timed_calloc(size_t nmemb, size_t sz, enum rt_timer_source t
 	return out;
 }
 
-static inline void timed_free(void *p, enum rt_timer_source timer, uint64_t *cost)
+LOOP_INLINE void timed_free(void *p, enum rt_timer_source timer, uint64_t *cost)
 {
 	uint64_t t0 = rt_now(timer);
 	free(p);
@@ -378,15 +393,15 @@ static void realloc_done(struct rt_thread *t, const struct mt_op *op, void *in, 
 		t->slots[op->old_obj].ptr = NULL;
 	if (op->new_obj) {
 		t->slots[op->new_obj] = (struct rt_slot){ out, size };
-		touch(t, out, size); /* before the count, as in alloc_done */
+		touch(t, out, size, 0); /* before the count, as in alloc_done */
 		ideal_add(t, (int64_t)size - old_size, t->single);
 	} else if (mt_op_releases_old(op)) {
 		ideal_add(t, -old_size, t->single);
 	}
 }
 
-static inline void alloc_done(struct rt_thread *t, uint64_t new_obj, void *out, uint64_t req,
-			      int single)
+LOOP_INLINE void alloc_done(struct rt_thread *t, uint64_t new_obj, void *out, uint64_t req,
+			    int single, int lean)
 {
 	uint64_t size = impossible(req) ? 0 : req;
 	if (!new_obj) { /* failed when recorded */
@@ -402,16 +417,16 @@ static inline void alloc_done(struct rt_thread *t, uint64_t new_obj, void *out, 
 	/* written first, so that an RSS reading at a new ideal peak (rss.c)
 	 * sees the block resident: read before, a large block freed within the
 	 * monitor's millisecond went uncounted */
-	touch(t, out, size);
+	touch(t, out, size, lean);
 	ideal_add(t, (int64_t)size, single);
 }
 
 /* A block the program frees goes: --touch writes it first, as the program
  * did.  The slot keeps its stale pointer: the full check proved that no op
  * passes the object in again, and nothing walks the slots at the end. */
-static inline void release(struct rt_thread *t, struct rt_slot *in, int single)
+LOOP_INLINE void release(struct rt_thread *t, struct rt_slot *in, int single, int lean)
 {
-	touch(t, in->ptr, in->size);
+	touch(t, in->ptr, in->size, lean);
 	ideal_drop(t, in->size, single);
 }
 
@@ -457,8 +472,8 @@ static __attribute__((noinline)) void off_cpu_check(struct rt_thread *t, uint64_
 
 /* A call's cost, less the timer's own; a long one is checked for time off
  * the processor (one compare a call on the thread's own line). */
-static inline void record(struct rt_thread *t, struct rt_callstat *s, uint64_t cost,
-			  uint64_t overhead)
+LOOP_INLINE void record(struct rt_thread *t, struct rt_callstat *s, uint64_t cost,
+			uint64_t overhead)
 {
 	if (__builtin_expect(cost >= t->long_call, 0))
 		off_cpu_check(t, cost);
@@ -481,7 +496,7 @@ static __attribute__((noinline)) void replay_call(struct rt_thread *t, const str
 	uint64_t cost = 0, req = frees ? 0 : mt_op_requested(op);
 
 	if (frees && in)
-		release(t, in, t->single);
+		release(t, in, t->single, 0);
 	if (!impossible(req))
 		out = timed_call(op, inp, t, timer, &cost);
 	record(t, t->stat[op->code], cost, overhead);
@@ -490,20 +505,21 @@ static __attribute__((noinline)) void replay_call(struct rt_thread *t, const str
 	if (mt_call_has_in(op->code))
 		realloc_done(t, op, inp, out, req);
 	else
-		alloc_done(t, op->new_obj, out, req, t->single);
+		alloc_done(t, op->new_obj, out, req, t->single, 0);
 }
 
 /* replay_call for what mt_op_decode_common decodes: a malloc or calloc
  * that returned a block when recorded, a free of a block, a free of NULL. */
-static inline void replay_malloc(struct rt_thread *t, uint64_t obj, uint64_t size,
-				 enum rt_timer_source timer, uint64_t overhead, int single)
+LOOP_INLINE void replay_malloc(struct rt_thread *t, uint64_t obj, uint64_t size,
+			       enum rt_timer_source timer, uint64_t overhead, int single,
+			       int lean)
 {
 	void *out = NULL;
 	uint64_t cost = 0;
 	if (!impossible(size))
 		out = timed_malloc((size_t)size, timer, &cost);
 	record(t, t->stat[MT_CALL_MALLOC], cost, overhead);
-	alloc_done(t, obj, out, size, single);
+	alloc_done(t, obj, out, size, single, lean);
 }
 
 /* Out of line: a call the compiler would otherwise inline into the loop
@@ -517,16 +533,16 @@ static __attribute__((noinline)) void replay_calloc(struct rt_thread *t, uint64_
 	if (!impossible(req))
 		out = timed_calloc((size_t)nmemb, (size_t)size, timer, &cost);
 	record(t, t->stat[MT_CALL_CALLOC], cost, overhead);
-	alloc_done(t, obj, out, req, t->single);
+	alloc_done(t, obj, out, req, t->single, 0);
 }
 
-static inline void replay_free(struct rt_thread *t, uint64_t obj, enum rt_timer_source timer,
-			       uint64_t overhead, int single)
+LOOP_INLINE void replay_free(struct rt_thread *t, uint64_t obj, enum rt_timer_source timer,
+			     uint64_t overhead, int single, int lean)
 {
 	struct rt_slot *in = &t->slots[obj];
 	void *p = in->ptr;
 	uint64_t cost;
-	release(t, in, single);
+	release(t, in, single, lean);
 	timed_free(p, timer, &cost);
 	record(t, t->stat[MT_CALL_FREE], cost, overhead);
 }
@@ -581,7 +597,7 @@ static inline __attribute__((always_inline)) void pace(struct rt_thread *t, stru
  * already there leaves its wake_at behind, and the next publish clears
  * it; otherwise later waiters, which rely on a lower wake_at already
  * registered, would never be woken. */
-static inline void publish(struct rt_thread *t, uint64_t at)
+LOOP_INLINE void publish(struct rt_thread *t, uint64_t at)
 {
 	atomic_store_explicit(&t->at, at, memory_order_relaxed);
 	if (at >= atomic_load_explicit(&t->wake_at, memory_order_relaxed))
@@ -618,8 +634,8 @@ static inline __attribute__((always_inline)) void advance(struct rt_thread *t, s
  * so a block goes as early as the recording let it and comes no earlier.
  * Two compares (against the last bound seen, and of the live bytes this
  * thread last saw plus its own since against the cap), but past them. */
-static inline void gate(struct rt_thread *t, struct timeline *tl, uint64_t bytes,
-			const uint8_t *next, struct mt_op_state st)
+LOOP_INLINE void gate(struct rt_thread *t, struct timeline *tl, uint64_t bytes,
+		      const uint8_t *next, struct mt_op_state st)
 {
 	if (!tl->clocked)
 		return;
@@ -631,12 +647,12 @@ static inline void gate(struct rt_thread *t, struct timeline *tl, uint64_t bytes
 }
 
 /* After each call: the count the monitor reads, and --trim-every's
- * countdown (never reaching 0 without it). */
-static inline void call_done(struct rt_thread *t, uint64_t *calls, uint64_t *until_trim,
-			     uint64_t trim_every)
+ * countdown (never reaching 0 without it; none in the lean copies). */
+LOOP_INLINE void call_done(struct rt_thread *t, uint64_t *calls, uint64_t *until_trim,
+			   uint64_t trim_every, int lean)
 {
 	atomic_store_explicit(&t->calls, ++*calls, memory_order_relaxed);
-	if (!--*until_trim) {
+	if (!lean && !--*until_trim) {
 		atomic_store_explicit(&t->state, RT_BUSY, memory_order_relaxed);
 		malloc_trim(0);
 		atomic_store_explicit(&t->state, RT_RUNNING, memory_order_relaxed);
@@ -646,7 +662,7 @@ static inline void call_done(struct rt_thread *t, uint64_t *calls, uint64_t *unt
 
 /* The bytes an allocating call adds to the live ones, for the byte cap: a
  * realloc's growth, not its whole block. */
-static inline uint64_t adds(const struct rt_thread *t, const struct mt_op *op)
+LOOP_INLINE uint64_t adds(const struct rt_thread *t, const struct mt_op *op)
 {
 	uint64_t req = mt_op_requested(op), old = op->old_obj ? t->slots[op->old_obj].size : 0;
 	return req > old ? req - old : 0;
@@ -809,22 +825,31 @@ static void corrupt(struct rt_thread *t, const uint8_t *at)
 	_exit(1);
 }
 
-/* A replay thread's work; prefetch is a constant in each of its copies
- * (below), so a thread that does not prefetch pays no test for it (one
- * cost the others ~3 instructions an op), and single (t->single) one in
- * the copies without the look-ahead. */
+/* A replay thread's work; prefetch, timing and lean are constants in each
+ * of its copies (below), so a thread that does not prefetch pays no test
+ * for it (one cost the others ~3 instructions an op), and single
+ * (t->single) one in the copies without the look-ahead.  timing is the
+ * workload's recorded times (MT_WLF_TIMING); lean says there is no
+ * --touch, no --trim-every and the timer is the ladder's top rung
+ * (RT_TIMER_TOP), so that none of the three is tested at a call. */
 static inline __attribute__((always_inline, noreturn)) void replay_thread(struct rt_thread *t,
 									  const int prefetch,
-									  const int single)
+									  const int single,
+									  const int timing,
+									  const int lean)
 {
 	struct rt_replay *r = t->r;
-	const enum rt_timer_source timer = r->timer.source;
+	const enum rt_timer_source timer = lean ? RT_TIMER_TOP : r->timer.source;
 	const uint64_t overhead = r->timer.overhead, trim_every = r->o->trim_every;
 	/* calls until the next malloc_trim; never reached without --trim-every */
 	uint64_t until_trim = trim_every ? trim_every : UINT64_MAX;
-	const int timing = (r->info->flags & MT_WLF_TIMING) != 0;
 	const unsigned spins = r->spins;
+	assert(timing == ((r->info->flags & MT_WLF_TIMING) != 0));
+	assert(!lean || (r->timer.source == RT_TIMER_TOP && t->touch == RT_TOUCH_NONE &&
+			 !trim_every));
 	struct mt_op_state st = mt_wl_first_state(r->info);
+	assert(!lean || st.new_signed);
+	st.new_signed = lean || st.new_signed; /* a constant in the lean copies */
 	struct mt_op op;
 	/* one thread has no shared clock (replay.c): said so, the copy for one
 	 * thread drops the clock's tests at each malloc */
@@ -857,11 +882,11 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 					advance(t, &tl, delta);
 				if (code == MT_CALL_MALLOC) {
 					gate(t, &tl, size, p, st);
-					replay_malloc(t, obj, size, timer, overhead, single);
+					replay_malloc(t, obj, size, timer, overhead, single, lean);
 				} else {
-					replay_free(t, obj, timer, overhead, single);
+					replay_free(t, obj, timer, overhead, single, lean);
 				}
-				call_done(t, &calls, &until_trim, trim_every);
+				call_done(t, &calls, &until_trim, trim_every, lean);
 				continue;
 			}
 			if (prefetch)
@@ -878,7 +903,7 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 				} else {
 					replay_free_null(t, timer, overhead);
 				}
-				call_done(t, &calls, &until_trim, trim_every);
+				call_done(t, &calls, &until_trim, trim_every, lean);
 				continue;
 			}
 			if ((!prefetch || !code) && mt_op_decode(&p, end, &st, &op, timing))
@@ -889,7 +914,7 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 				if (mt_call_allocates(op.code))
 					gate(t, &tl, adds(t, &op), p, st);
 				replay_call(t, &op, timer, overhead);
-				call_done(t, &calls, &until_trim, trim_every);
+				call_done(t, &calls, &until_trim, trim_every, lean);
 				continue;
 			}
 			if (op.code == MT_OP_SIGNAL) {
@@ -924,21 +949,38 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
  * copy without it ran 4.6 instructions a call more (callgrind, cc1plus).
  * One replay thread (CPython, gcc's cc1) has a copy of its own, without
  * the test between its ideal RSS update and the gathering of several
- * threads' (2.6 instructions a call, cc1plus). */
-static __attribute__((noinline, noreturn)) void replay_prefetching(struct rt_thread *t)
-{
-	replay_thread(t, 1, t->single);
-}
+ * threads' (2.6 instructions a call, cc1plus).  Each is made with and
+ * without recorded times (the timing test cost 2.5 instructions an op
+ * and the deltas' 1.7 on cc1plus's untimed workload, callgrind) and lean
+ * or not (the touch test, the trim countdown and the timer source's
+ * compares: ~6 a call; the new objects' encoding test at each malloc and
+ * calloc: 0.5), twelve in all, of which a replay runs one or two;
+ * copies[prefetching / plain / single][timing][lean]. */
+#define REPLAY_COPY(name, prefetch, single, timing, lean)                                  \
+	static __attribute__((noinline, noreturn)) void name(struct rt_thread *t)        \
+	{                                                                                 \
+		replay_thread(t, prefetch, single, timing, lean);                         \
+	}
+REPLAY_COPY(replay_prefetching, 1, t->single, 0, 0)
+REPLAY_COPY(replay_prefetching_lean, 1, t->single, 0, 1)
+REPLAY_COPY(replay_prefetching_timed, 1, t->single, 1, 0)
+REPLAY_COPY(replay_prefetching_timed_lean, 1, t->single, 1, 1)
+REPLAY_COPY(replay_plain, 0, 0, 0, 0)
+REPLAY_COPY(replay_plain_lean, 0, 0, 0, 1)
+REPLAY_COPY(replay_plain_timed, 0, 0, 1, 0)
+REPLAY_COPY(replay_plain_timed_lean, 0, 0, 1, 1)
+REPLAY_COPY(replay_single, 0, 1, 0, 0)
+REPLAY_COPY(replay_single_lean, 0, 1, 0, 1)
+REPLAY_COPY(replay_single_timed, 0, 1, 1, 0)
+REPLAY_COPY(replay_single_timed_lean, 0, 1, 1, 1)
+#undef REPLAY_COPY
 
-static __attribute__((noinline, noreturn)) void replay_plain(struct rt_thread *t)
-{
-	replay_thread(t, 0, 0);
-}
-
-static __attribute__((noinline, noreturn)) void replay_single(struct rt_thread *t)
-{
-	replay_thread(t, 0, 1);
-}
+static void (*const copies[3][2][2])(struct rt_thread *t) = {
+	{ { replay_prefetching, replay_prefetching_lean },
+	  { replay_prefetching_timed, replay_prefetching_timed_lean } },
+	{ { replay_plain, replay_plain_lean }, { replay_plain_timed, replay_plain_timed_lean } },
+	{ { replay_single, replay_single_lean }, { replay_single_timed, replay_single_timed_lean } },
+};
 
 void *rt_thread_main(void *arg)
 {
@@ -954,9 +996,9 @@ void *rt_thread_main(void *arg)
 	 * 6 instructions a call (callgrind, git's workload). */
 	mark(t);
 	t->cpu_ns = t->mark_cpu_ns;
-	if (t->prefetch)
-		replay_prefetching(t);
-	if (t->single)
-		replay_single(t);
-	replay_plain(t);
+	int timing = (r->info->flags & MT_WLF_TIMING) != 0;
+	int lean = r->timer.source == RT_TIMER_TOP && t->touch == RT_TOUCH_NONE &&
+		   !r->o->trim_every && mt_wl_first_state(r->info).new_signed;
+	copies[t->prefetch ? 0 : t->single ? 2 : 1][timing][lean](t);
+	__builtin_unreachable(); /* each copy retires its thread */
 }

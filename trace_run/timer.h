@@ -31,6 +31,17 @@ enum rt_timer_source {
 	RT_TIMER_SOURCES
 };
 
+/* The ladder's top rung on this architecture, which auto picks wherever
+ * the processor has it: the replay loop's lean copies (replay_loop.c) read
+ * it with no compare of the source at all. */
+#if defined(__x86_64__) || defined(__i386__)
+#define RT_TIMER_TOP RT_TIMER_RDTSCP
+#elif defined(__aarch64__)
+#define RT_TIMER_TOP RT_TIMER_CNTVCT
+#else
+#define RT_TIMER_TOP RT_TIMER_CLOCK
+#endif
+
 struct rt_timer_info {
 	enum rt_timer_source source; /* never RT_TIMER_AUTO after init */
 	const char *chosen_by;       /* "auto", "auto: no RDTSCP", "--timer=rdtsc", ... */
