@@ -8,7 +8,8 @@
  * corpus trace 14% of trace2wl's time, and the address's next allocation,
  * often soon, finds the entry ready.  When the entries in use reach the
  * table's limit, one sweep takes the dead ones out (sweep below), and the
- * table grows if those left fill it past 7/8 of the limit.
+ * table grows if those left fill it past 7/8 of the limit (with too few
+ * dead to stop that, it grows unswept: am_add).
  * Up to 16 MiB the limit is half the table: the fixed part of the
  * converter's memory bound covers that, and shorter clusters make probes
  * cheaper.  Past that it is 3/4.  Each growth
@@ -40,6 +41,7 @@
 #define GROWTH_SLACK (8u << 20)
 #define MAX_GROWTH 4
 #define HUGE_PAGE (2u << 20)
+#define SWEEP_WORTH 64
 
 /* Large tables are asked for in huge pages where the kernel offers them on
  * request: a probe is a random access, and a TLB miss on top of each cache
@@ -136,11 +138,11 @@ static void place(struct addrmap *m, struct slot_copy s)
 }
 
 /* The slots of the next table: GROWTH_SLACK + BYTES_PER_LIVE bytes per
- * entry in use, none dead (see the top), at most MAX_GROWTH times as
+ * entry (live ones, or all in use after a sweep), at most MAX_GROWTH times as
  * many; m->n where that is no more. */
-static size_t next_size(const struct addrmap *m)
+static size_t next_size(const struct addrmap *m, size_t entries)
 {
-	size_t n = m->n, allowed = (GROWTH_SLACK + BYTES_PER_LIVE * m->used) / m->stride;
+	size_t n = m->n, allowed = (GROWTH_SLACK + BYTES_PER_LIVE * entries) / m->stride;
 	if (allowed > MAX_GROWTH * n)
 		allowed = MAX_GROWTH * n;
 	return allowed > n ? allowed : n;
@@ -244,7 +246,12 @@ static void sweep(struct addrmap *m)
 	}
 }
 
-/* Grows only where the entries left fill the table past 7/8 of its limit
+/* Sweeps first only where more than a SWEEP_WORTH-th of the limit is not
+ * live (dead, or wanted), or where the table may not grow: else the
+ * sweep could not stop the growth, and the few dead entries ride along
+ * to the next sweep (perl's trace: 7 sweeps, 7 growths, one entry not
+ * live at each).
+ * Grows only where the entries left fill the table past 7/8 of its limit
  * (else the next sweep comes after an eighth of the limit's insertions
  * or more) and the bound allows more slots: where it does not, the sweep
  * left at least a fifth of the limit, as the bound allows 5/3 slots an
@@ -252,8 +259,11 @@ static void sweep(struct addrmap *m)
  * live blocks 2.0 M slots instead of 1.7 M, 8 MiB more. */
 struct am_entry *am_add(struct addrmap *m, uint64_t addr)
 {
-	sweep(m);
-	size_t bigger = next_size(m);
+	size_t bigger = next_size(m, m->live);
+	if (m->used - m->live > m->limit / SWEEP_WORTH || bigger == m->n) {
+		sweep(m);
+		bigger = next_size(m, m->used);
+	}
 	if (m->used >= m->limit / 8 * 7 && bigger > m->n && grow(m, bigger) < 0)
 		return NULL;
 	return am_get(m, addr);
