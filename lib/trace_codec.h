@@ -494,6 +494,87 @@ static inline __attribute__((always_inline)) int mt_rec_field(const uint8_t **pp
 	return 0;
 }
 
+/* A packed field of n bytes at *pp, read wide (MT_REC_WIDE bytes left). */
+static inline __attribute__((always_inline)) uint64_t mt_rec_packed(const uint8_t **pp, unsigned n)
+{
+	uint64_t v = mt_get_le64(*pp) & mt_pack_mask[n];
+	*pp += n;
+	return v;
+}
+
+/* The heads of a stamped malloc and of a stamped free: most records of
+ * every trace of the corpus (cc1plus: 15.7 M of 17.0 M). */
+#define MT_HEAD_MALLOC_STAMPED (MT_CALL_MALLOC | MT_RF_NULL_IN)
+#define MT_HEAD_FREE_STAMPED (MT_CALL_FREE | MT_RF_NULL_OUT)
+
+/* The fields mt_rec_decode_body leaves 0 (all but call, flags and ts)
+ * where lean does not leave them as they were; q is the record's end. */
+static inline __attribute__((always_inline)) int mt_rec_decoded_common(const uint8_t *p,
+									 const uint8_t *q,
+									 struct mt_codec_state *s,
+									 struct mt_rec *r, size_t *len,
+									 int lean)
+{
+	r->flags = 0;
+	r->nmemb = r->align = 0;
+	if (!lean) {
+		r->stamped = 1;
+		r->rc = r->event = r->nargs = 0;
+		r->stack = 0;
+		r->args[0] = r->args[1] = r->args[2] = r->args[3] = 0;
+	}
+	s->last_ts = r->ts;
+	*len = (size_t)(q - p);
+	return MT_DEC_OK;
+}
+
+/* A stamped malloc or free of a version 4 trace without stacks, read wide
+ * by its own layout: a tag of one byte whose codes are at fixed bits (time,
+ * size, out, slack; time, in), so no lookup of the call's fields, stamp
+ * bit or tag, and no tests of fields it cannot have (cc1plus's corpus
+ * trace: 362.0 -> 330.9 instructions a record).  p is the record, q its tag. */
+static inline __attribute__((always_inline)) int mt_rec_decode_malloc(const uint8_t *p,
+									const uint8_t *q,
+									struct mt_codec_state *s,
+									struct mt_rec *r, size_t *len,
+									int lean)
+{
+	unsigned tag = *q++;
+	r->ts = s->last_ts + mt_rec_packed(&q, mt_pack_len(tag & 3, MT_W_NUM));
+	r->size = mt_rec_packed(&q, mt_pack_len(tag >> 2 & 3, MT_W_NUM));
+	uint64_t v = mt_rec_packed(&q, mt_pack_len(tag >> 4 & 7, MT_W_PTR));
+	uint64_t slack = mt_rec_packed(&q, mt_pack_len(tag >> 7, MT_W_SLACK));
+	r->ptr_out = s->last_ptr + (uint64_t)mt_unzigzag(v);
+	s->last_ptr = r->ptr_out;
+	if (!r->ptr_out)
+		return MT_DEC_CORRUPT;
+	r->call = MT_CALL_MALLOC;
+	r->ptr_in = 0;
+	if (!lean)
+		r->usable = r->size + (uint64_t)mt_unzigzag(slack);
+	return mt_rec_decoded_common(p, q, s, r, len, lean);
+}
+
+static inline __attribute__((always_inline)) int mt_rec_decode_free(const uint8_t *p,
+								      const uint8_t *q,
+								      struct mt_codec_state *s,
+								      struct mt_rec *r, size_t *len,
+								      int lean)
+{
+	unsigned tag = *q++;
+	r->ts = s->last_ts + mt_rec_packed(&q, mt_pack_len(tag & 3, MT_W_NUM));
+	uint64_t v = mt_rec_packed(&q, mt_pack_len(tag >> 2 & 7, MT_W_PTR));
+	r->ptr_in = s->last_ptr + (uint64_t)mt_unzigzag(v);
+	s->last_ptr = r->ptr_in;
+	if (!r->ptr_in)
+		return MT_DEC_CORRUPT;
+	r->call = MT_CALL_FREE;
+	r->ptr_out = r->size = 0;
+	if (!lean)
+		r->usable = 0;
+	return mt_rec_decoded_common(p, q, s, r, len, lean);
+}
+
 /* mt_rec_decode's body, once for each reader (wide a constant, and
  * varints, s->varints, one where the reader has tested it).  With `lean`
  * (a constant: mt_trace_cursor_next_lean) only the fields a converter
@@ -511,6 +592,12 @@ static inline __attribute__((always_inline)) int mt_rec_decode_body(const uint8_
 	uint64_t v, tag = 0;
 
 	unsigned head = *q++, f;
+	if (wide && !varints && !s->stacks) {
+		if (head == MT_HEAD_MALLOC_STAMPED)
+			return mt_rec_decode_malloc(p, q, s, r, len, lean);
+		if (head == MT_HEAD_FREE_STAMPED)
+			return mt_rec_decode_free(p, q, s, r, len, lean);
+	}
 	/* Field by field: a compound literal is zeroed with rep stos, whose start
 	 * costs more than the whole record.  The call's fields and stamp bit
 	 * are looked up once, from the head that holds the call. */
