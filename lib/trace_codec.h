@@ -502,20 +502,23 @@ static inline __attribute__((always_inline)) uint64_t mt_rec_packed(const uint8_
 	return v;
 }
 
-/* The heads of a stamped malloc and of a stamped free: most records of
- * every trace of the corpus (cc1plus: 15.7 M of 17.0 M). */
+/* The heads of a stamped malloc and of a stamped free, less the chunk's
+ * flags (perl's threads set NON_MAIN): most records of every trace of the
+ * corpus (cc1plus: 15.7 M of 17.0 M). */
 #define MT_HEAD_MALLOC_STAMPED (MT_CALL_MALLOC | MT_RF_NULL_IN)
 #define MT_HEAD_FREE_STAMPED (MT_CALL_FREE | MT_RF_NULL_OUT)
+#define MT_HEAD_CHUNK_FLAGS (MT_RF_MMAPPED | MT_RF_NON_MAIN)
 
-/* The fields mt_rec_decode_body leaves 0 (all but call, flags and ts)
- * where lean does not leave them as they were; q is the record's end. */
+/* The flags, and the fields mt_rec_decode_body leaves 0 (all but call
+ * and ts) where lean does not leave them as they were; q is the record's
+ * end. */
 static inline __attribute__((always_inline)) int mt_rec_decoded_common(const uint8_t *p,
 									 const uint8_t *q,
 									 struct mt_codec_state *s,
 									 struct mt_rec *r, size_t *len,
-									 int lean)
+									 unsigned flags, int lean)
 {
-	r->flags = 0;
+	r->flags = (uint8_t)flags;
 	r->nmemb = r->align = 0;
 	if (!lean) {
 		r->stamped = 1;
@@ -532,12 +535,13 @@ static inline __attribute__((always_inline)) int mt_rec_decoded_common(const uin
  * by its own layout: a tag of one byte whose codes are at fixed bits (time,
  * size, out, slack; time, in), so no lookup of the call's fields, stamp
  * bit or tag, and no tests of fields it cannot have (cc1plus's corpus
- * trace: 362.0 -> 330.9 instructions a record).  p is the record, q its tag. */
+ * trace: 362.0 -> 334.0 instructions a record).  p is the record, q its
+ * tag, flags the head's chunk flags. */
 static inline __attribute__((always_inline)) int mt_rec_decode_malloc(const uint8_t *p,
 									const uint8_t *q,
 									struct mt_codec_state *s,
 									struct mt_rec *r, size_t *len,
-									int lean)
+									unsigned flags, int lean)
 {
 	unsigned tag = *q++;
 	r->ts = s->last_ts + mt_rec_packed(&q, mt_pack_len(tag & 3, MT_W_NUM));
@@ -552,14 +556,14 @@ static inline __attribute__((always_inline)) int mt_rec_decode_malloc(const uint
 	r->ptr_in = 0;
 	if (!lean)
 		r->usable = r->size + (uint64_t)mt_unzigzag(slack);
-	return mt_rec_decoded_common(p, q, s, r, len, lean);
+	return mt_rec_decoded_common(p, q, s, r, len, flags, lean);
 }
 
 static inline __attribute__((always_inline)) int mt_rec_decode_free(const uint8_t *p,
 								      const uint8_t *q,
 								      struct mt_codec_state *s,
 								      struct mt_rec *r, size_t *len,
-								      int lean)
+								      unsigned flags, int lean)
 {
 	unsigned tag = *q++;
 	r->ts = s->last_ts + mt_rec_packed(&q, mt_pack_len(tag & 3, MT_W_NUM));
@@ -572,7 +576,7 @@ static inline __attribute__((always_inline)) int mt_rec_decode_free(const uint8_
 	r->ptr_out = r->size = 0;
 	if (!lean)
 		r->usable = 0;
-	return mt_rec_decoded_common(p, q, s, r, len, lean);
+	return mt_rec_decoded_common(p, q, s, r, len, flags, lean);
 }
 
 /* mt_rec_decode's body, once for each reader (wide a constant, and
@@ -593,10 +597,11 @@ static inline __attribute__((always_inline)) int mt_rec_decode_body(const uint8_
 
 	unsigned head = *q++, f;
 	if (wide && !varints && !s->stacks) {
-		if (head == MT_HEAD_MALLOC_STAMPED)
-			return mt_rec_decode_malloc(p, q, s, r, len, lean);
-		if (head == MT_HEAD_FREE_STAMPED)
-			return mt_rec_decode_free(p, q, s, r, len, lean);
+		unsigned layout = head & ~MT_HEAD_CHUNK_FLAGS;
+		if (layout == MT_HEAD_MALLOC_STAMPED)
+			return mt_rec_decode_malloc(p, q, s, r, len, head & MT_HEAD_CHUNK_FLAGS, lean);
+		if (layout == MT_HEAD_FREE_STAMPED)
+			return mt_rec_decode_free(p, q, s, r, len, head & MT_HEAD_CHUNK_FLAGS, lean);
 	}
 	/* Field by field: a compound literal is zeroed with rep stos, whose start
 	 * costs more than the whole record.  The call's fields and stamp bit
