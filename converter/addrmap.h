@@ -5,7 +5,8 @@
  * turns one into the other: for a live block its object, size and owner,
  * and for any address whether a thread waits for it to be allocated.  A
  * freed block's entry stays, dead, until the table next fills up, when
- * the dead are swept out (addrmap.c): allocators hand a freed address
+ * the dead are swept out (or, too few to stop a growth, moved along with
+ * the live ones: addrmap.c): allocators hand a freed address
  * out again soon, and its next allocation then finds the entry where its
  * free left it.  The table is sized by the live set alone: at most 8 MiB
  * + 40 bytes per block live at the trace's peak (16-byte entries, 24
