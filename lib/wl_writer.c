@@ -202,33 +202,28 @@ int mt_wl_writer_thread(struct mt_wl_writer *w, uint32_t tid, struct mt_error *e
 	return (int)w->ns++;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
+/* Writes all n bytes at p to fd: at offset `off`, or where fd stands if
+ * off is WRITE_HERE. */
+#define WRITE_HERE UINT64_MAX
+static int put_all(int fd, const uint8_t *p, size_t n, uint64_t off)
 {
 	while (n) {
-		ssize_t k = write(fd, p, n);
+		ssize_t k = off == WRITE_HERE ? write(fd, p, n) : pwrite(fd, p, n, (off_t)off);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
 			return -1;
 		p += k;
 		n -= (size_t)k;
+		if (off != WRITE_HERE)
+			off += (uint64_t)k;
 	}
 	return 0;
 }
 
-static int pwrite_all(int fd, const uint8_t *p, size_t n, uint64_t off)
+static int write_all(int fd, const uint8_t *p, size_t n)
 {
-	while (n) {
-		ssize_t k = pwrite(fd, p, n, (off_t)off);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		p += k;
-		n -= (size_t)k;
-		off += (uint64_t)k;
-	}
-	return 0;
+	return put_all(fd, p, n, WRITE_HERE);
 }
 
 /* Room in s's list for one more chunk. */
@@ -251,7 +246,7 @@ static int spill(struct mt_wl_writer *w, struct mt_wl_stream *s, struct mt_error
 {
 	if (w->direct) {
 		assert(s == w->s && w->ns == 1);
-		if (pwrite_all(w->fd, s->buf, s->used, DIRECT_START + s->spilled) < 0)
+		if (put_all(w->fd, s->buf, s->used, DIRECT_START + s->spilled) < 0)
 			return mt_error_set(e, w->path, "cannot write: %s", strerror(errno));
 	} else {
 		if (chunk_room(w, s, e) < 0)
@@ -414,7 +409,7 @@ static int copy_range(int from, uint64_t off, size_t len, int to, uint8_t *buf)
 static int copy_stream(struct mt_wl_writer *w, const struct mt_wl_stream *s, uint8_t *buf)
 {
 	if (w->direct)
-		return pwrite_all(w->fd, s->buf, s->used, DIRECT_START + s->spilled);
+		return put_all(w->fd, s->buf, s->used, DIRECT_START + s->spilled);
 	for (size_t i = 0; i < s->nchunks; i++)
 		if (copy_range(w->spill, s->chunks[i].off, s->chunks[i].len, w->fd, buf) < 0)
 			return -1;

@@ -35,12 +35,7 @@ awk -v n=20000 'BEGIN {
 }' >timed.log
 trace2wl -t one-timed.wl timed.log >/dev/null || fail "trace2wl -t timed.log failed"
 expect_from_stats one-timed.wl
-awk -v n=40000 'BEGIN {
-	print "= Start"
-	for (i = 0; i < n; i++) printf "@ ./p:[0x1] + 0x%x 0x%x\n", 4096 + 64 * i, 16 + i % 48
-	for (i = 0; i < n; i++) printf "@ ./p:[0x1] - 0x%x\n", 4096 + 64 * ((i * 7919) % n)
-	print "= End"
-}' >cold.log
+cold_log 40000 cold.log
 trace2wl cold.wl cold.log >/dev/null || fail "trace2wl cold.log failed"
 expect_from_stats cold.wl
 synth handoff two.wl 200

@@ -19,14 +19,8 @@ replays() {
 	expect_eq "$1: prefetching threads" "$2" "$(jget "$1.run" "['prefetching_threads']")"
 }
 
-# 40,000 blocks made, then freed in a scrambled order (i * 7919 mod n):
-# almost every free finds its slot untouched for 16,384 ops or more.
-awk -v n=40000 'BEGIN {
-	print "= Start"
-	for (i = 0; i < n; i++) printf "@ ./p:[0x1] + 0x%x 0x%x\n", 4096 + 64 * i, 16 + i % 48
-	for (i = 0; i < n; i++) printf "@ ./p:[0x1] - 0x%x\n", 4096 + 64 * ((i * 7919) % n)
-	print "= End"
-}' >cold.log
+# 40,000 blocks made, then freed in a scrambled order (run_lib.sh).
+cold_log 40000 cold.log
 trace2wl cold.wl cold.log >/dev/null || fail "trace2wl cold.log failed"
 replays cold.wl 1
 
