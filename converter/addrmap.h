@@ -108,18 +108,21 @@ static inline struct am_entry *am_at(const struct addrmap *m, size_t i)
 	return am_at_as(m, i, m->stride);
 }
 
+/* A cache line's bytes, on every x86-64 and most other cores. */
+#define AM_LINE 64
+
 /* Starts loading the two lines a probe for addr mostly touches: its home
  * slot's line and the next, which holds the rest of a 24-byte slot that
- * straddles and the slots a longer probe passes on to.  Home line alone:
- * 16% of CPython's probes and over a third of perl's went past it, each a
- * miss nothing had asked for; with the next line 3% and 7.5% do.  The
- * empty asm uses the slot: without it gcc 12 -O2 dropped both prefetches
- * as dead code (objdump: none left in the loop). */
+ * straddles and the slots a longer probe passes on to (on the corpus's
+ * interpreters a probe past the home line is common, past the next one
+ * rare: docs/BENCHMARKS.md, ninth round).  The empty asm uses the slot:
+ * without it gcc 12 -O2 dropped both prefetches as dead code (objdump:
+ * none left in the loop). */
 static inline void am_prefetch_as(const struct addrmap *m, uint64_t addr, size_t stride)
 {
 	const char *p = (const char *)am_at_as(m, am_slot(m, addr), stride);
 	__builtin_prefetch(p);
-	__builtin_prefetch(p + 64);
+	__builtin_prefetch(p + AM_LINE);
 	__asm__("" : : "r"(p));
 }
 
