@@ -36,6 +36,9 @@ dist_noinst_SCRIPTS += bench/report.sh
 # (bench/real_programs.sh), the programs every target is judged on.
 dist_noinst_SCRIPTS += bench/real.sh
 EXTRA_DIST += bench/real_programs.sh
+# Its clock: CPU time to the microsecond (/usr/bin/time prints hundredths).
+noinst_PROGRAMS += bench/cpu_time
+bench_cpu_time_SOURCES = bench/cpu_time.c
 
 # bench/order.sh: a producer/consumer program (tests/run_mt) replayed in
 # the recorded order and unpaced.

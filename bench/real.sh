@@ -8,11 +8,18 @@
 # cc1 and cc1plus, CPython, perl with threads, sqlite3, git, zstd: all
 # Debian's, each making its own input) this script
 #   1. runs it untraced and records it with mtrace-record --no-children
-#      (the trace is on --dir), alternately, twice each (--runs N: N
-#      times); each keeps its fastest run,
+#      (the trace is on --dir), in pairs (--runs N: N pairs, default 2),
+#      the order alternating (untraced first, then recorded first) so that
+#      a drift weighs on both alike; CPU time from bench/cpu_time, to the
+#      microsecond; the recording's cost a call is the median of the
+#      pairs' differences, with a 95% interval on it from 6 pairs on, and
+#      a verdict on issue #15's 25 ns only when the interval allows one,
 #   2. converts the trace with trace2wl,
 #   3. replays the workload with trace_run --touch=none (with --rt at
-#      real-time priority, chrt -f 50),
+#      real-time priority, chrt -f 50, as are the runs of step 1),
+# With --callgrind it also counts, under valgrind's callgrind, the
+# instructions and cache misses recording adds a call (a smaller input,
+# --cg-scale): a figure no load moves, to set beside the times.
 # With --stacks it also records each program with mtrace-record --stacks
 # (with our stack walker, and again with libunwind's alone) and runs it
 # under heaptrack, and prints a third table: issue #13's cost target for
@@ -31,7 +38,7 @@
 # Per-call times are shown as "-" for a program of under 100,000 calls
 # (zstd): there they measure process start-up, not calls.
 #
-# Usage: bench/real.sh [--quick | --scale N] [--stacks] [--runs N] [--rt] [--only NAME,...] [--builddir DIR] [--dir DIR] [--keep]
+# Usage: bench/real.sh [--quick | --scale N] [--stacks] [--runs N] [--rt] [--rec-only] [--callgrind] [--cg-scale N] [--only NAME,...] [--builddir DIR] [--dir DIR] [--keep]
 set -eu
 
 me=real.sh
@@ -57,13 +64,26 @@ under 10 minutes on a quiet 2-core machine.
   --ht-mem KB     with --stacks: heaptrack and the program it runs get at
                   most this much virtual memory (ulimit -v; default
                   6000000: heaptrack_interpret can grow past 18 GB)
-  --runs N        run the program untraced and recorded N times each (at
-                  least 2, alternately), and with --stacks each of the third
-                  table's contenders N times; each keeps its fastest run,
-                  against a busy machine's noise (default 1: 2 and 1)
-  --rt            replay at real-time priority (chrt -f 50, as root): no
-                  other process then takes the processor from a replay
-                  thread, and trace_run's own threads (replay threads, the
+  --runs N        run the program untraced and recorded in N pairs (at
+                  least 2; from 6 on the recording cost gets a 95%
+                  interval, and the more pairs the narrower), and
+                  with --stacks each of the third table's contenders N
+                  times, keeping its fastest run (default 1: 2 pairs and 1)
+  --rec-only      measure the recording alone: no replay (the conversion
+                  still runs: it counts the calls); --scale 4 --runs 30
+                  --rec-only --rt is the recording verdict's run, about 6
+                  minutes for cc1, cc1plus and git (docs/BENCHMARKS.md)
+  --callgrind     also run each program untraced and recorded under
+                  valgrind's callgrind (with its cache simulator), on the
+                  input divided by --cg-scale, git's included: the
+                  instructions and cache misses recording adds a call,
+                  which no load moves (slow: about 200 times the runs)
+  --cg-scale N    the divisor of --callgrind's inputs (default 16)
+  --rt            run the programs (untraced and recorded) and the replay
+                  at real-time priority (chrt -f 50, as root): no other
+                  process then takes the processor from them (the
+                  recorder's helper thread puts itself one above), and
+                  trace_run's own threads (replay threads, the
                   monitor) no longer preempt one another on every wake-up,
                   as the kernel's ordinary policy has them do; the kernel's
                   switches and the caches refilled after them otherwise
@@ -88,13 +108,33 @@ Columns:
                   many runs each
   (pairs)         the same as the median of paired differences: each
                   recorded run's CPU time less that of the untraced run
-                  just before it, so that a load that drifts over minutes
-                  weighs on both runs of a pair alike
+                  of its pair (run just before or just after it), so
+                  that a load that drifts over minutes weighs on both
+                  runs of a pair alike
+  95% interval    where the median of such differences lies with 95%
+                  confidence or more, whatever their distribution (order
+                  statistics: from 6 pairs on, the smallest and the
+                  largest; from 9, the second of each...); "-" below 6
+  25 ns           issue #15's target: PASS when the whole interval is at
+                  or under 25 ns a call, MISS when it is all above, "-"
+                  when it straddles 25 (no verdict: more --runs, or less
+                  load) or there is none
   noise           how far the untraced runs' CPU times spread: (slowest -
-                  fastest) / calls; a rec ns/call within it of a target
-                  is no verdict (more --runs narrow it)
+                  fastest) / calls
   (wall)          the same from wall time
   trace B/call    trace file bytes / calls
+With --callgrind (valgrind's counts, on the input divided by --cg-scale):
+  calls           the calls of that smaller run
+  instr/call      the untraced program's instructions / calls: how much
+                  work it does between two calls
+  +instr          instructions recording adds a call: (recorded -
+                  untraced) / calls, the recorder's own and any change it
+                  makes to the program's (its start and exit included)
+  +I1 miss        instruction-cache misses it adds a call (its code, and
+                  the program's code it evicts)
+  +D1 miss        data-cache misses it adds a call (reads and writes)
+  +LL miss        misses of the 1 MiB L2 it adds a call (the trace's own
+                  lines, one per 64 bytes written, are most of them)
   t2w M/s         million calls / trace2wl's CPU time; (wall): / its wall time
   t2w MB          trace2wl's peak RSS
   wl B/call       workload bytes / calls
@@ -147,6 +187,9 @@ stacks=0
 runs=1
 ht_mem=6000000
 rt=
+rec_only=0
+cg=0
+cg_scale=16
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) scale=4 ;;
@@ -165,6 +208,10 @@ while [ $# -gt 0 ]; do
 	--dir=*) dir=${1#--dir=} ;;
 	--keep) keep=1 ;;
 	--rt) rt="chrt -f 50" ;;
+	--rec-only) rec_only=1 ;;
+	--callgrind) cg=1 ;;
+	--cg-scale) [ $# -ge 2 ] || die "--cg-scale needs a number"; cg_scale=$2; shift ;;
+	--cg-scale=*) cg_scale=${1#--cg-scale=} ;;
 	-h | --help) usage; exit 0 ;;
 	*) die "unknown option '$1'; try --help" ;;
 	esac
@@ -176,10 +223,12 @@ pick_programs --only "$only"
 case $runs in '' | *[!0-9]* | 0*) die "--runs: '$runs' is not a number of runs from 1" ;; esac
 case $scale in '' | *[!0-9]* | 0*) die "--scale: '$scale' is not a divisor from 1" ;; esac
 case $ht_mem in '' | *[!0-9]* | 0*) die "--ht-mem: '$ht_mem' is not a number of KB" ;; esac
+case $cg_scale in '' | *[!0-9]* | 0*) die "--cg-scale: '$cg_scale' is not a divisor from 1" ;; esac
+[ "$cg" = 0 ] || command -v valgrind >/dev/null ||
+	die "--callgrind: valgrind is missing (Debian package valgrind; scripts/deps.sh bench)"
 [ "$stacks" = 0 ] || command -v heaptrack >/dev/null ||
 	die "--stacks: heaptrack is missing (Debian package heaptrack; scripts/deps.sh bench)"
 [ -z "$rt" ] || $rt true 2>/dev/null || die "--rt: chrt -f 50 is refused here (it needs root)"
-[ -x /usr/bin/time ] || die "/usr/bin/time is missing (Debian package time; scripts/deps.sh bench)"
 
 use_builddir
 make -s -C "$B" -j2 sdt/libmtracectl.la tools/mtrace-record converter/trace2wl trace_run/trace_run >&2 ||
@@ -196,8 +245,18 @@ if [ "$keep" = 1 ]; then
 else
 	trap 'rm -rf "$work"' EXIT
 fi
+# The clock is this script's own, whatever build is measured: a tree from
+# before bench/cpu_time gets it compiled beside its config.h.
+cpu_time=$B/bench/cpu_time
+make -s -C "$B" bench/cpu_time >/dev/null 2>&1 || {
+	cpu_time=$work/cpu_time
+	${CC:-cc} -O2 -I"$B" -o "$cpu_time" "$srcdir/bench/cpu_time.c" ||
+		die "cannot build $srcdir/bench/cpu_time.c"
+}
 
 say() { echo "$me: $*" >&2; }
+# issue #15's bound on what recording adds, ns a call, on every program.
+rec_target=25
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 # now_ns: the monotonic-enough wall clock, in nanoseconds.
@@ -207,19 +266,14 @@ now_ns() { date +%s%N; }
 calc() { awk "BEGIN { printf \"${fmt:-%.1f}\", $1 }"; }
 
 # timed NAME RUN [WRAP...]: calls the function RUN (run_PROGRAM, or direct)
-# with /usr/bin/time and WRAP in front of its command, stdout to NAME.out
+# with bench/cpu_time and WRAP in front of its command, stdout to NAME.out
 # and stderr to NAME.err; leaves "WALL_NS PEAK_KB CPU_NS" in NAME.time (peak
-# RSS and user + sys time of the process /usr/bin/time started, and of its
-# children).  Fails as the command does.
+# RSS and user + sys time, to the microsecond, of the process cpu_time
+# started and of its children).  Fails as the command does.
 timed() {
 	name=$1 run=$2
 	shift 2
-	t0=$(now_ns)
-	"$run" /usr/bin/time -f '%M %U %S' -o "$PWD/$name.rss" "$@" >"$name.out" 2>"$name.err" ||
-		return 1
-	t1=$(now_ns)
-	tail -n 1 "$name.rss" | awk -v w=$((t1 - t0)) '{ printf "%s %s %.0f\n", w, $1, ($2 + $3) * 1e9 }' \
-		>"$name.time"
+	"$run" "$cpu_time" "$PWD/$name.time" "$@" >"$name.out" 2>"$name.err"
 }
 direct() { "$@"; }
 
@@ -242,6 +296,22 @@ fastest() {
 # count, the mean of the middle two).  spread FILE: their largest less
 # their smallest.
 median() { sort -n "$1" | awk '{ v[NR] = $1 } END { printf "%.0f\n", (v[int((NR + 1) / 2)] + v[int(NR / 2) + 1]) / 2 }'; }
+# median_interval FILE: "LO HI", a 95% confidence interval on the median of
+# the numbers in FILE whatever their distribution: the kth smallest and the
+# kth largest, k the largest rank with P(Binomial(n, 1/2) < k) <= 2.5% (the
+# chance that k or more of n fall below the median, or above it); "- -"
+# under 6 numbers, too few for any such interval.
+median_interval() {
+	sort -n "$1" | awk '{ v[NR] = $1 } END {
+		n = NR; k = 0; p = 0.5 ^ n; cum = 0
+		for (j = 0; j < n; j++) {
+			cum += p
+			if (cum > 0.025) break
+			k = j + 1; p = p * (n - j) / (j + 1)
+		}
+		if (k == 0) print "- -"; else print v[k], v[n + 1 - k]
+	}'
+}
 spread() { sort -n "$1" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print hi - lo }'; }
 
 # field FILE N: the Nth word of the file's first line.
@@ -265,6 +335,51 @@ stacks_row() {
 		"$(calc "$(field ht.time 2) / 1024")" "$verdict" >stk.row
 }
 
+# cg_counts FILE: "IR I1 D1 LL" of a callgrind profile: instructions, I1
+# misses, D1 misses (reads and writes) and LL misses (instruction fetches,
+# reads and writes), from its summary line in the order its events line says.
+cg_counts() {
+	awk '/^events:/ { for (i = 2; i <= NF; i++) e[$i] = i }
+		/^summary:/ { print $e["Ir"], $e["I1mr"], $e["D1mr"] + $e["D1mw"],
+			$e["ILmr"] + $e["DLmr"] + $e["DLmw"]; exit }' "$1"
+}
+
+# cg_measure: the load-independent cross-check of the program measured:
+# callgrind, with its cache simulator set to this processor family's L1s
+# (32 KiB, 8 ways) and its 1 MiB L2 as the last level (the L3 is shared
+# with whatever else runs), counts what the program executes untraced and
+# recorded, on the input divided by --cg-scale (git's too), in $d/cg; the
+# difference a call goes into cg.row.  valgrind runs the threads one at a
+# time: no figure here is contention between cores.
+cg_measure() {
+	mkdir -p "$d/cg"
+	cd "$d/cg"
+	set -- valgrind --tool=callgrind --cache-sim=yes --I1=32768,8,64 --D1=32768,8,64 \
+		--LL=1048576,8,64 --callgrind-out-file
+	say "$p: callgrind, making the input ($(scale=$cg_scale scale_git=1 about_"$p"))"
+	if ! (scale=$cg_scale scale_git=1 && setup_"$p") >setup.log 2>&1; then
+		cp setup.log setup.err
+		fail_row "callgrind's setup" cg/setup ../cg.row
+	elif say "$p: callgrind, untraced" &&
+		! (scale=$cg_scale && timed plain run_"$p" "$@"="$d/cg/plain.cg"); then
+		fail_row "callgrind, untraced" cg/plain ../cg.row
+	elif say "$p: callgrind, recorded" && ! (scale=$cg_scale && timed rec run_"$p" \
+		"$record" -q --no-children -o "$d/cg/t.mtr" -- "$@"="$d/cg/rec.cg"); then
+		fail_row "callgrind, recorded" cg/rec ../cg.row
+	elif ! timed conv direct "$t2w" --json "$d/cg/t.wl" "$d/cg/t.mtr"; then
+		fail_row "trace2wl of callgrind's trace" cg/conv ../cg.row
+	else
+		n=$(json_num conv.out calls)
+		# Below 100,000 calls a call's share is the process's start-up.
+		printf '%s %s\n' "$(cg_counts plain.cg)" "$(cg_counts rec.cg)" | awk -v p="$p" -v n="$n" '
+			n < 100000 { printf "%-9s %10d %9s %10s %8s %8s %8s\n", p, n, "-", "-", "-", "-", "-"; next }
+			{ printf "%-9s %10d %9.0f %10.1f %8.3f %8.3f %8.4f\n", p, n, $1 / n, ($5 - $1) / n,
+				($6 - $2) / n, ($7 - $3) / n, ($8 - $4) / n }' >../cg.row
+		[ "$keep" = 1 ] || rm -f t.mtr t.wl plain.cg rec.cg
+	fi
+	cd "$d"
+}
+
 # order_row: the concurrency of the replay of a program of several threads
 # (concurrency_row), into order.row.
 order_row() { concurrency_row "$p ($threads)" replay.out >order.row; }
@@ -286,56 +401,84 @@ measure() {
 	}
 	say "$p: making the input ($(about_"$p"))"
 	setup_"$p" >setup.log 2>&1 || { cp setup.log setup.err; fail_row setup setup; return 0; }
-	# Untraced and recorded runs alternate, as many of each, and each
-	# keeps its fastest: a machine that drifts (or one slow run) then
-	# weighs on both alike, not on the recording alone.
+	# Untraced and recorded runs go in pairs, as many of each, the order
+	# alternating (untraced first in odd pairs, recorded first in even
+	# ones): a machine that drifts (or one slow run) then weighs on both
+	# alike, not on the recording alone, and so does whatever the first
+	# run of a pair leaves behind (page cache, a warmer processor).
 	best= best_cpu= rec_ns= rec_cpu=
 	: >plain.cpus
 	: >rec.cpus
-	for i in $(seq $((runs > 2 ? runs : 2))); do
+	untraced_run() {
 		say "$p: untraced run $i"
-		timed plain run_"$p" || { fail_row "the untraced run" plain; return 0; }
+		timed plain run_"$p" $rt || { fail_row "the untraced run" plain; return 1; }
 		t=$(field plain.time 1)
 		[ -n "$best" ] && [ "$best" -le "$t" ] || best=$t
 		t=$(field plain.time 3)
 		echo "$t" >>plain.cpus
 		[ -n "$best_cpu" ] && [ "$best_cpu" -le "$t" ] || best_cpu=$t
 		prog_kb=$(field plain.time 2)
+	}
+	recorded_run() {
 		say "$p: recording, run $i"
 		rm -f "$d/t.mtr"
-		timed rec run_"$p" "$record" -q --no-children -o "$d/t.mtr" -- ||
-			{ fail_row recording rec; return 0; }
+		timed rec run_"$p" $rt "$record" -q --no-children -o "$d/t.mtr" -- ||
+			{ fail_row recording rec; return 1; }
 		t=$(field rec.time 1)
 		[ -n "$rec_ns" ] && [ "$rec_ns" -le "$t" ] || rec_ns=$t
 		t=$(field rec.time 3)
 		echo "$t" >>rec.cpus
 		[ -n "$rec_cpu" ] && [ "$rec_cpu" -le "$t" ] || rec_cpu=$t
+	}
+	for i in $(seq $((runs > 2 ? runs : 2))); do
+		if [ $((i % 2)) = 1 ]; then
+			untraced_run && recorded_run || return 0
+		else
+			recorded_run && untraced_run || return 0
+		fi
 	done
 	say "$p: converting"
 	timed conv direct "$t2w" --json "$d/t.wl" "$d/t.mtr" || { fail_row trace2wl conv; return 0; }
-	say "$p: replaying"
-	timed replay direct $rt "$replay" --touch=none --json "$d/t.wl" ||
-		{ fail_row trace_run replay; return 0; }
+	if [ "$rec_only" = 0 ]; then
+		say "$p: replaying"
+		timed replay direct $rt "$replay" --touch=none --json "$d/t.wl" ||
+			{ fail_row trace_run replay; return 0; }
+	fi
 
 	calls=$(json_num conv.out calls)
 	threads=$(json_num conv.out threads)
 	tbytes=$(stat -c %s t.mtr)
-	wbytes=$(stat -c %s t.wl)
 	conv_ns=$(field conv.time 1)
 	conv_kb=$(field conv.time 2)
 	conv_cpu=$(field conv.time 3)
+	# Below this many calls, time per call is process start-up, not calls.
+	per_call() { if [ "$calls" -ge 100000 ]; then calc "$1"; else echo -; fi; }
+	paste plain.cpus rec.cpus | awk '{ print $2 - $1 }' >pair.cpus
+	interval=- verdict=-
+	if [ "$calls" -ge 100000 ]; then
+		set -- $(median_interval pair.cpus)
+		if [ "$1" != - ]; then
+			interval="$(calc "$1 / $calls")..$(calc "$2 / $calls")"
+			verdict=$(calc "$2 / $calls <= $rec_target ? 1 : ($1 / $calls > $rec_target ? 2 : 0)" |
+				sed 's/^1.*/PASS/; s/^2.*/MISS/; s/^0.*/-/')
+		fi
+	fi
+	printf '%-9s %3s %10s %10s %7s %8s %10s %6s %13s %5s %6s %8s %12s\n' "$p" "$threads" "$calls" \
+		"$(fmt=%.2f calc "$best / 1e9")" "$(fmt=%.2f calc "$best_cpu / 1e9")" \
+		"$(calc "$prog_kb / 1024")" "$(per_call "($rec_cpu - $best_cpu) / $calls")" \
+		"$(per_call "$(median pair.cpus) / $calls")" "$interval" "$verdict" \
+		"$(per_call "$(spread plain.cpus) / $calls")" \
+		"$(per_call "($rec_ns - $best) / $calls")" "$(fmt=%.2f calc "$tbytes / $calls")" >rec.row
+	[ "$cg" = 0 ] || cg_measure
+	if [ "$rec_only" = 1 ]; then
+		[ "$keep" = 1 ] || rm -f t.mtr t.wl
+		say "$p: done (load $(load))"
+		return 0
+	fi
+	wbytes=$(stat -c %s t.wl)
 	rep_ns=$(field replay.time 1)
 	rep_kb=$(field replay.time 2)
 	before_kb=$(json_num replay.out replayer_kb)
-	# Below this many calls, time per call is process start-up, not calls.
-	per_call() { if [ "$calls" -ge 100000 ]; then calc "$1"; else echo -; fi; }
-	printf '%-9s %3s %10s %10s %7s %8s %10s %6s %6s %8s %12s\n' "$p" "$threads" "$calls" \
-		"$(fmt=%.2f calc "$best / 1e9")" "$(fmt=%.2f calc "$best_cpu / 1e9")" \
-		"$(calc "$prog_kb / 1024")" "$(per_call "($rec_cpu - $best_cpu) / $calls")" \
-		"$(per_call "$(paste plain.cpus rec.cpus | awk '{ print $2 - $1 }' >pair.cpus &&
-			median pair.cpus) / $calls")" \
-		"$(per_call "$(spread plain.cpus) / $calls")" \
-		"$(per_call "($rec_ns - $best) / $calls")" "$(fmt=%.2f calc "$tbytes / $calls")" >rec.row
 	clock_ns=-
 	! grep -q '"clocked":true' replay.out ||
 		clock_ns=$(per_call "$(json_num replay.out clock_ns_per_call)")
@@ -388,8 +531,8 @@ echo "Real-program corpus ($me$([ "$scale" = 1 ] || echo " --scale $scale")), $(
 echo "machine: $(nproc) cpus, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)," \
 	"$(uname -r), glibc $(ldd --version | awk 'NR == 1 { print $NF }')"
 echo "load average at start: $start_load; at end: $(load); run took $minutes min"
-echo "untraced and recorded: the fastest of $((runs > 2 ? runs : 2)) runs each, alternating"
-[ "$runs" = 1 ] || echo "stacks contenders: the fastest of $runs runs each"
+echo "untraced and recorded: $((runs > 2 ? runs : 2)) pairs, each pair's order the last one's reversed${rt:+, under $rt}"
+[ "$runs" = 1 ] || [ "$stacks" = 0 ] || echo "stacks contenders: the fastest of $runs runs each"
 echo "tools: $B ($(cd "$srcdir" && git describe --always --dirty 2>/dev/null || echo 'not a git tree'))"
 echo
 for p in $programs; do
@@ -399,9 +542,18 @@ done
 [ -z "$skipped" ] || echo "  skipped (not installed):$skipped"
 echo
 echo "Recording (mtrace-record --no-children, trace in $dir)"
-printf '%-9s %3s %10s %10s %7s %8s %10s %6s %6s %8s %12s\n' program thr calls "untraced s" \
-	"cpu s" "prog MB" "rec ns/call" "(pairs)" noise "(wall)" "trace B/call"
+printf '%-9s %3s %10s %10s %7s %8s %10s %6s %13s %5s %6s %8s %12s\n' program thr calls \
+	"untraced s" "cpu s" "prog MB" "rec ns/call" "(pairs)" "95% interval" "25 ns" noise "(wall)" \
+	"trace B/call"
 for p in $programs; do [ ! -f "$work/$p/rec.row" ] || cat "$work/$p/rec.row"; done
+if [ "$cg" = 1 ]; then
+	echo
+	echo "Added by recording, a call (callgrind, input divided by $cg_scale, git's too; I1, D1 32 KiB, LL 1 MiB)"
+	printf '%-9s %10s %9s %10s %8s %8s %8s\n' program calls "instr/call" "+instr" "+I1 miss" \
+		"+D1 miss" "+LL miss"
+	for p in $programs; do [ ! -f "$work/$p/cg.row" ] || cat "$work/$p/cg.row"; done
+fi
+[ "$rec_only" = 0 ] || exit 0
 echo
 echo "Conversion (trace2wl) and replay (trace_run --touch=none, glibc${rt:+, $rt})"
 printf '%-9s %7s %7s %8s %9s %9s %8s %8s %8s %8s %8s %9s %10s\n' program "t2w M/s" "(wall)" \

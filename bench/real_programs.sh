@@ -29,7 +29,7 @@ pick_programs() {
 	done
 }
 
-# scaled N: N for the full run, N/4 (at least 1) with --quick.
+# scaled N: N for the full run, N/4 (at least 1) with --quick, N/$scale.
 scaled() { echo $(($1 / scale > 0 ? $1 / scale : 1)); }
 
 # have PROGRAM PACKAGE: prints what to install when PROGRAM is missing.
@@ -173,17 +173,18 @@ run_sqlite() { "$@" sqlite3 :memory: <work.sql; }
 # commits, 434,000 calls) replays in 0.04 s, where starting three threads
 # and the shared clock's ~1,400 waits are most of trace_run's figures a
 # call, from 7 to 80 ns of waits run to run (docs/BENCHMARKS.md).  It
-# costs --quick ~2 s of CPU time more.
-git_commits=3000
+# costs --quick ~2 s of CPU time more.  Runs that replay nothing (real.sh's
+# callgrind runs) set scale_git=1 and divide it too.
+git_commits() { if [ "${scale_git:-0}" = 1 ]; then scaled 3000; else echo 3000; fi; }
 about_git() {
-	echo "git 2.39 pack-objects --threads=2 --no-reuse-delta: a generated repository of $git_commits commits (2 threads)"
+	echo "git 2.39 pack-objects --threads=2 --no-reuse-delta: a generated repository of $(git_commits) commits (2 threads)"
 }
 missing_git() { have git git; }
 setup_git() {
 	# A history that touches 3 of 400 files per commit, each a small change
 	# to the file's previous version: deltas for pack-objects to find.
 	git init -q repo
-	awk -v commits="$git_commits" -v files=400 'BEGIN {
+	awk -v commits="$(git_commits)" -v files=400 'BEGIN {
 		srand(7)
 		for (c = 1; c <= commits; c++) {
 			printf "commit refs/heads/main\nmark :%d\n", c
