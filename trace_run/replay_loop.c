@@ -129,6 +129,17 @@ static __attribute__((noinline)) void wake_waiters(struct rt_thread *t, int held
 	t->clock_cpu_ns += rt_thread_cpu_ns() - began;
 }
 
+/* Whether a thread that is to stop publishing for a while (a sync wait,
+ * its end, a --pace sleep) has a thread gated on it: the fence makes its
+ * last position seen by a waiter that registers from here on, and a waiter
+ * registered before is seen here (clock.c: no wake-up is lost).  One
+ * fence a stop, never a call. */
+static inline int gated_on(struct rt_thread *t)
+{
+	atomic_thread_fence(memory_order_seq_cst);
+	return atomic_load_explicit(&t->wake_at, memory_order_relaxed) != RT_AT_NONE;
+}
+
 /*
  * The live requested bytes and their peak.  With one replay thread a plain
  * load and store (relaxed atomics, so the monitor may read them) is exact
@@ -584,6 +595,9 @@ static inline __attribute__((always_inline)) void pace(struct rt_thread *t, stru
 		return;
 	atomic_store_explicit(&t->due_ns, due_ns, memory_order_relaxed);
 	atomic_store_explicit(&t->state, RT_PACING, memory_order_relaxed);
+	if (gated_on(t) && atomic_load_explicit(&t->at, memory_order_relaxed) >=
+				   atomic_load_explicit(&t->wake_at, memory_order_relaxed))
+		wake_waiters(t, 0);
 	struct timespec ts = { (time_t)(due_ns / 1000000000u), (long)(due_ns % 1000000000u) };
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 		;
@@ -926,7 +940,7 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 				/* the threads gated on it may need no more
 				 * than that (clock.c, RUNWAY), or be what it
 				 * waits for: woken once they can see it wait */
-				if (tl.clocked && atomic_load(&t->wake_at) != RT_AT_NONE)
+				if (tl.clocked && gated_on(t))
 					wake_waiters(t, 0);
 				if (rt_sync_wait(&r->syncs[op.sync], spins))
 					mark(t);
@@ -935,8 +949,11 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 			atomic_store_explicit(&t->syncs, ++syncs, memory_order_relaxed);
 		}
 	}
-	if (tl.clocked)
-		publish(t, RT_AT_NONE);
+	if (tl.clocked) {
+		atomic_store_explicit(&t->at, RT_AT_NONE, memory_order_relaxed);
+		if (gated_on(t))
+			wake_waiters(t, 0);
+	}
 	if (t->ideal_pending)
 		ideal_flush(t);
 	t->cpu_ns = rt_thread_cpu_ns() - t->cpu_ns;
