@@ -36,7 +36,9 @@
  * Each thread runs one of twelve copies of the loop, with or without the
  * look-ahead, for one thread or several, with or without recorded times,
  * and lean or not: a lean copy (no --touch, no --trim-every, the top
- * timer, a version 2 workload) tests none of them at a call.
+ * timer, a version 2 workload, no --pace, and the shared clock on
+ * wherever recorded times and several threads allow it, so not
+ * --unpaced) tests none of them at a call.
  * RDTSCP (and LFENCE before RDTSC) waits for all earlier work, so a free's
  * chain of dependent loads (stream bytes, then its slot) counts for more
  * than its instructions.  A thread whose frees mostly miss the cache (a
@@ -844,8 +846,11 @@ static void corrupt(struct rt_thread *t, const uint8_t *at)
  * for it (one cost the others ~3 instructions an op), and single
  * (t->single) one in the copies without the look-ahead.  timing is the
  * workload's recorded times (MT_WLF_TIMING); lean says there is no
- * --touch, no --trim-every and the timer is the ladder's top rung
- * (RT_TIMER_TOP), so that none of the three is tested at a call. */
+ * --touch, no --trim-every, no --pace, the timer is the ladder's top rung
+ * (RT_TIMER_TOP) and the shared clock runs exactly where the workload has
+ * recorded times and several threads, so that none of them is tested at a
+ * call (the clock's and --pace's tests: git's paced replay 130.6 -> 117.8
+ * instructions a call, callgrind). */
 static inline __attribute__((always_inline, noreturn)) void replay_thread(struct rt_thread *t,
 									  const int prefetch,
 									  const int single,
@@ -868,7 +873,9 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 	/* one thread has no shared clock (replay.c): said so, the copy for one
 	 * thread drops the clock's tests at each malloc */
 	assert(!single || !r->clocked);
-	struct timeline tl = { .clocked = !single && r->clocked, .pacing = r->o->pace };
+	assert(!lean || (!r->o->pace && r->clocked == (timing && !t->single)));
+	struct timeline tl = { .clocked = lean ? timing && !single : !single && r->clocked,
+			       .pacing = !lean && r->o->pace };
 	uint64_t calls = 0, syncs = 0;
 
 	tl.used = tl.clocked || tl.pacing;
@@ -971,7 +978,8 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
  * and the deltas' 1.7 on cc1plus's untimed workload, callgrind) and lean
  * or not (the touch test, the trim countdown and the timer source's
  * compares: ~6 a call; the new objects' encoding test at each malloc and
- * calloc: 0.5), twelve in all, of which a replay runs one or two;
+ * calloc: 0.5; the clock's and --pace's tests, see replay_thread), twelve
+ * in all, of which a replay runs one or two;
  * copies[prefetching / plain / single][timing][lean]. */
 #define REPLAY_COPY(name, prefetch, single, timing, lean)                                  \
 	static __attribute__((noinline, noreturn)) void name(struct rt_thread *t)        \
@@ -1015,7 +1023,8 @@ void *rt_thread_main(void *arg)
 	t->cpu_ns = t->mark_cpu_ns;
 	int timing = (r->info->flags & MT_WLF_TIMING) != 0;
 	int lean = r->timer.source == RT_TIMER_TOP && t->touch == RT_TOUCH_NONE &&
-		   !r->o->trim_every && mt_wl_first_state(r->info).new_signed;
+		   !r->o->trim_every && mt_wl_first_state(r->info).new_signed && !r->o->pace &&
+		   r->clocked == (timing && !t->single);
 	copies[t->prefetch ? 0 : t->single ? 2 : 1][timing][lean](t);
 	__builtin_unreachable(); /* each copy retires its thread */
 }
