@@ -28,10 +28,10 @@
  * ~6 fewer on a ring of malloc and free, callgrind); on
  * the real-program corpus (bench/real.sh) the replay threads run, outside
  * the allocator and with the timer reads, 98-108 instructions a call on
- * one thread (CPython 98, cc1plus 108), 133 on git's three threads and
- * 193 on perl's with their recorded times, the shared clock and perl's
- * look-ahead (117 and 178 --unpaced), and their own cost is 6-10 ns a
- * call beyond the timer's on one thread (CPython, cc1plus), 17-20 on
+ * one thread (CPython 98, cc1plus 108), 118 on git's three threads and
+ * 187 on perl's with their recorded times, the shared clock and perl's
+ * look-ahead (121 and 185 --unpaced), and their own cost is 6-10 ns a
+ * call beyond the timer's on one thread (CPython, cc1plus), 14-17 on
  * perl's and git's (chrt -f 50 on a shared VM, docs/BENCHMARKS.md).
  * Each thread runs one of twelve copies of the loop, with or without the
  * look-ahead, for one thread or several, with or without recorded times,
