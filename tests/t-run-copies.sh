@@ -5,7 +5,10 @@
 # workload and options pick.  Each workload shape here, replayed by the
 # lean copy (--touch=none) and by the others (--trim-every, --timer=clock,
 # --touch=page: each alone takes the replay off the lean copy), makes every
-# call the workload holds and reaches its exact ideal peak.  The workloads
+# call the workload holds and reaches its exact ideal peak.  --pace takes
+# a timed workload off the lean copy, and so does --unpaced one of several
+# threads (the lean copies know the shared clock runs there): paced, the
+# exact peak still; unpaced, every call and no wait on the clock.  The workloads
 # are long enough for the loop's fast path: an op within 64 bytes of its
 # stream's end takes the general one.
 . "$top_srcdir/tests/lib.sh"
@@ -58,4 +61,21 @@ for wl in one.wl one-timed.wl cold.wl two.wl two-timed.wl; do
 				"$(jget r.json "['prefetching_threads']")"
 	done
 done
+for wl in one-timed.wl two-timed.wl; do
+	trace_run --json --touch=none --pace "$wl" >r.json 2>err || fail "$wl --pace: $(cat err)"
+	for c in malloc free; do
+		expect_eq "$wl --pace: $c count" "$(expected "$wl" "$c")" \
+			"$(jget r.json "['calls']['$c']['count']")"
+	done
+	expect_eq "$wl --pace: ideal peak" "$(expected "$wl" ideal_peak)" \
+		"$(jget r.json "['ideal_peak_bytes']")"
+done
+trace_run --json --touch=none --unpaced two-timed.wl >r.json 2>err ||
+	fail "two-timed.wl --unpaced: $(cat err)"
+for c in malloc free; do
+	expect_eq "two-timed.wl --unpaced: $c count" "$(expected two-timed.wl "$c")" \
+		"$(jget r.json "['calls']['$c']['count']")"
+done
+expect_eq "two-timed.wl --unpaced: clocked" False "$(jget r.json "['clocked']")"
+expect_eq "two-timed.wl --unpaced: clock waits" 0 "$(jget r.json "['clock_waits']")"
 pass

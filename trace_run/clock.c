@@ -83,7 +83,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <sched.h>
-#include <linux/membarrier.h>
 #include <time.h>
 
 #include "replay_internal.h"
@@ -99,8 +98,8 @@
  * of microseconds of CPU time on a VM (docs/BENCHMARKS.md).  The window's
  * bound on the live set only tightens.
  *
- * RUNNING_WAKE_NS: the backstop of a sleep on a thread that is running,
- * with the barrier in use.  That thread wakes its waiters when it reaches
+ * RUNNING_WAKE_NS: the backstop of a sleep on a thread that is running.
+ * That thread wakes its waiters when it reaches
  * their wake_at, and before it sleeps on the clock or waits on a sync
  * point, where it may be waiting for them: no wake-up can be missed, and
  * the backstop only bounds what nobody foresaw.  Woken every millisecond
@@ -140,21 +139,24 @@ static uint64_t slowest(const struct rt_thread *t, uint32_t *who, int *held_lowe
 }
 
 /*
- * The slow thread stores its position and then loads its wake_at with no
- * barrier between (one would cost every op ~10 ns), while a waiter stores
- * wake_at and then loads the position: each could miss the other's store.
- * A process-wide memory barrier here (membarrier(2), an interrupt to each
- * processor running one of our threads) closes that: a position stored
- * before it is seen below, and a wake_at stored before it is seen by any
- * load after it.  The waiter, about to sleep in the kernel anyway, pays;
- * without membarrier, the backstop bounds a missed wake-up.
+ * No barrier on either side of a wake-up's registration: the slow thread
+ * stores its position and then loads its wake_at with none between (one
+ * would cost every op ~10 ns), so its load may run before a waiter's
+ * registration lands while the waiter's load of the position runs before
+ * the store lands, and each misses the other.  That loses no wake-up:
+ * publish's test is a level (position at or past wake_at), not a crossing,
+ * so the slow thread's next publish, once its store has landed, sees the
+ * registration; and where it stops publishing - before a sync wait, at
+ * its end (replay_loop.c's publish_last), before a --pace sleep, and
+ * before it sleeps on the clock itself (rt_clock_wake's exchange) - a full
+ * fence stands between its last store and its last load, so one of the two
+ * sides sees the other.  The waiter's registration is a locked
+ * compare-and-swap, a full barrier on x86.  A process-wide barrier here
+ * (membarrier(2)) did the same at the price of an interrupt to each other
+ * processor running one of our threads per wait, charged to the thread it
+ * interrupted: git's paced replays, 6,000-7,000 waits, spent 2 ns a call
+ * of own cost and 3-5 of clock cost on them (docs/BENCHMARKS.md).
  */
-static void see_positions(const struct rt_replay *r)
-{
-	if (r->membarrier)
-		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
-}
-
 /* Gives the processor to the other threads a few times while slow has not
  * reached need: with more replay threads than processors the one awaited
  * is often ready to run here, and a yield costs less than a sleep and a
@@ -381,11 +383,6 @@ void rt_clock_release(struct rt_replay *r)
 	rt_futex(&r->held_seq, FUTEX_WAKE, INT_MAX);
 }
 
-int rt_clock_setup(void)
-{
-	return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
-}
-
 uint64_t rt_clock_gate(struct rt_thread *t, uint64_t rec, const uint8_t *next,
 		       struct mt_op_state st)
 {
@@ -420,11 +417,8 @@ uint64_t rt_clock_gate(struct rt_thread *t, uint64_t rec, const uint8_t *next,
 		uint64_t wake = need + window / RUNWAY;
 		uint32_t seq = atomic_load(&slow->clock_seq);
 		uint64_t cur = atomic_load(&slow->wake_at);
-		int stored = 0;
-		while (wake < cur && !(stored = atomic_compare_exchange_weak(&slow->wake_at, &cur, wake)))
+		while (wake < cur && !atomic_compare_exchange_weak(&slow->wake_at, &cur, wake))
 			;
-		if (stored) /* else the lower wake_at's registrant paid for it */
-			see_positions(r);
 		if (atomic_load(&slow->at) >= wake || held(slow))
 			continue;
 		if (awaits_signal(slow) && bytes_to_signal(t) != UINT64_MAX && others_stuck(t))
@@ -438,8 +432,8 @@ uint64_t rt_clock_gate(struct rt_thread *t, uint64_t rec, const uint8_t *next,
 		/* and the threads gated on this one may need no more than it
 		 * has reached (RUNWAY) */
 		rt_clock_wake(t);
-		int missable = !r->membarrier || awaits_signal(slow);
-		long rc = rt_futex_wait_for(&slow->clock_seq, seq, missable ? &backstop : &running);
+		long rc = rt_futex_wait_for(&slow->clock_seq, seq,
+					    awaits_signal(slow) ? &backstop : &running);
 		atomic_store_explicit(&t->state, RT_RUNNING, memory_order_relaxed);
 		if (rc && errno == ETIMEDOUT && awaits_signal(slow) &&
 		    atomic_load(&slow->at) == was_at)

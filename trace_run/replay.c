@@ -120,7 +120,6 @@ static void clock_setup(struct rt_replay *r)
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t peak = r->info->ideal_peak;
 	r->clocked = r->info->threads > 1 && (r->info->flags & MT_WLF_TIMING) && !o->unpaced;
-	r->membarrier = r->clocked && rt_clock_setup();
 	r->ideal_cap = peak && peak < RT_NO_CAP / 2 ? (int64_t)(peak + peak / CAP_SHARE) : RT_NO_CAP;
 	atomic_store(&r->held_wake_at, RT_NO_WAKE);
 	r->idle_cap_ns = (uint64_t)(o->watchdog_s ? o->watchdog_s : 10) * 1000000000u;

@@ -127,7 +127,6 @@ struct rt_replay {
 	int clocked;               /* the shared clock orders the threads (clock.c) */
 	uint64_t window_ns;        /* its window */
 	int64_t ideal_cap;         /* and its byte cap: RT_NO_CAP for none (clock.c) */
-	int membarrier;            /* rt_clock_setup worked */
 	uint64_t alloc_bytes;      /* requested by the recorded allocating calls (survey.c) */
 	uint64_t first_call_ns, last_call_ns; /* recorded times of the first and last calls */
 	uint64_t idle_cap_ns;      /* --pace: longest idle stretch slept through */
@@ -185,8 +184,6 @@ void rt_clock_hold(struct rt_thread *t, uint64_t bytes, const uint8_t *next,
 /* After a flush that freed bytes, with now live: wakes the held threads if
  * now is low enough for one of them. */
 void rt_clock_release(struct rt_replay *r);
-/* Registers the process for the clock's barriers; 1 if it could. */
-int rt_clock_setup(void);
 /* Wakes the threads gated on t, if any: it passed its wake_at, or it is
  * about to wait itself. */
 void rt_clock_wake(struct rt_thread *t);

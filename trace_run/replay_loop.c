@@ -28,15 +28,17 @@
  * ~6 fewer on a ring of malloc and free, callgrind); on
  * the real-program corpus (bench/real.sh) the replay threads run, outside
  * the allocator and with the timer reads, 98-108 instructions a call on
- * one thread (CPython 98, cc1plus 108), 133 on git's three threads and
- * 193 on perl's with their recorded times, the shared clock and perl's
- * look-ahead (117 and 178 --unpaced), and their own cost is 6-10 ns a
- * call beyond the timer's on one thread (CPython, cc1plus), 17-20 on
+ * one thread (CPython 98, cc1plus 108), 118 on git's three threads and
+ * 187 on perl's with their recorded times, the shared clock and perl's
+ * look-ahead (121 and 185 --unpaced), and their own cost is 6-10 ns a
+ * call beyond the timer's on one thread (CPython, cc1plus), 14-17 on
  * perl's and git's (chrt -f 50 on a shared VM, docs/BENCHMARKS.md).
  * Each thread runs one of twelve copies of the loop, with or without the
  * look-ahead, for one thread or several, with or without recorded times,
  * and lean or not: a lean copy (no --touch, no --trim-every, the top
- * timer, a version 2 workload) tests none of them at a call.
+ * timer, a version 2 workload, no --pace, and the shared clock on
+ * wherever recorded times and several threads allow it, so not
+ * --unpaced) tests none of them at a call.
  * RDTSCP (and LFENCE before RDTSC) waits for all earlier work, so a free's
  * chain of dependent loads (stream bytes, then its slot) counts for more
  * than its instructions.  A thread whose frees mostly miss the cache (a
@@ -127,6 +129,17 @@ static __attribute__((noinline)) void wake_waiters(struct rt_thread *t, int held
 	else
 		rt_clock_wake(t);
 	t->clock_cpu_ns += rt_thread_cpu_ns() - began;
+}
+
+/* Whether a thread that is to stop publishing for a while (a sync wait,
+ * its end, a --pace sleep) has a thread gated on it: the fence makes its
+ * last position seen by a waiter that registers from here on, and a waiter
+ * registered before is seen here (clock.c: no wake-up is lost).  One
+ * fence a stop, never a call. */
+static inline int gated_on(struct rt_thread *t)
+{
+	atomic_thread_fence(memory_order_seq_cst);
+	return atomic_load_explicit(&t->wake_at, memory_order_relaxed) != RT_AT_NONE;
 }
 
 /*
@@ -584,6 +597,9 @@ static inline __attribute__((always_inline)) void pace(struct rt_thread *t, stru
 		return;
 	atomic_store_explicit(&t->due_ns, due_ns, memory_order_relaxed);
 	atomic_store_explicit(&t->state, RT_PACING, memory_order_relaxed);
+	if (gated_on(t) && atomic_load_explicit(&t->at, memory_order_relaxed) >=
+				   atomic_load_explicit(&t->wake_at, memory_order_relaxed))
+		wake_waiters(t, 0);
 	struct timespec ts = { (time_t)(due_ns / 1000000000u), (long)(due_ns % 1000000000u) };
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 		;
@@ -830,8 +846,11 @@ static void corrupt(struct rt_thread *t, const uint8_t *at)
  * for it (one cost the others ~3 instructions an op), and single
  * (t->single) one in the copies without the look-ahead.  timing is the
  * workload's recorded times (MT_WLF_TIMING); lean says there is no
- * --touch, no --trim-every and the timer is the ladder's top rung
- * (RT_TIMER_TOP), so that none of the three is tested at a call. */
+ * --touch, no --trim-every, no --pace, the timer is the ladder's top rung
+ * (RT_TIMER_TOP) and the shared clock runs exactly where the workload has
+ * recorded times and several threads, so that none of them is tested at a
+ * call (the clock's and --pace's tests: git's paced replay 130.6 -> 117.8
+ * instructions a call, callgrind). */
 static inline __attribute__((always_inline, noreturn)) void replay_thread(struct rt_thread *t,
 									  const int prefetch,
 									  const int single,
@@ -854,7 +873,9 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 	/* one thread has no shared clock (replay.c): said so, the copy for one
 	 * thread drops the clock's tests at each malloc */
 	assert(!single || !r->clocked);
-	struct timeline tl = { .clocked = !single && r->clocked, .pacing = r->o->pace };
+	assert(!lean || (!r->o->pace && r->clocked == (timing && !t->single)));
+	struct timeline tl = { .clocked = lean ? timing && !single : !single && r->clocked,
+			       .pacing = !lean && r->o->pace };
 	uint64_t calls = 0, syncs = 0;
 
 	tl.used = tl.clocked || tl.pacing;
@@ -926,7 +947,7 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 				/* the threads gated on it may need no more
 				 * than that (clock.c, RUNWAY), or be what it
 				 * waits for: woken once they can see it wait */
-				if (tl.clocked && atomic_load(&t->wake_at) != RT_AT_NONE)
+				if (tl.clocked && gated_on(t))
 					wake_waiters(t, 0);
 				if (rt_sync_wait(&r->syncs[op.sync], spins))
 					mark(t);
@@ -935,8 +956,11 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 			atomic_store_explicit(&t->syncs, ++syncs, memory_order_relaxed);
 		}
 	}
-	if (tl.clocked)
-		publish(t, RT_AT_NONE);
+	if (tl.clocked) {
+		atomic_store_explicit(&t->at, RT_AT_NONE, memory_order_relaxed);
+		if (gated_on(t))
+			wake_waiters(t, 0);
+	}
 	if (t->ideal_pending)
 		ideal_flush(t);
 	t->cpu_ns = rt_thread_cpu_ns() - t->cpu_ns;
@@ -954,7 +978,8 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
  * and the deltas' 1.7 on cc1plus's untimed workload, callgrind) and lean
  * or not (the touch test, the trim countdown and the timer source's
  * compares: ~6 a call; the new objects' encoding test at each malloc and
- * calloc: 0.5), twelve in all, of which a replay runs one or two;
+ * calloc: 0.5; the clock's and --pace's tests, see replay_thread), twelve
+ * in all, of which a replay runs one or two;
  * copies[prefetching / plain / single][timing][lean]. */
 #define REPLAY_COPY(name, prefetch, single, timing, lean)                                  \
 	static __attribute__((noinline, noreturn)) void name(struct rt_thread *t)        \
@@ -998,7 +1023,8 @@ void *rt_thread_main(void *arg)
 	t->cpu_ns = t->mark_cpu_ns;
 	int timing = (r->info->flags & MT_WLF_TIMING) != 0;
 	int lean = r->timer.source == RT_TIMER_TOP && t->touch == RT_TOUCH_NONE &&
-		   !r->o->trim_every && mt_wl_first_state(r->info).new_signed;
+		   !r->o->trim_every && mt_wl_first_state(r->info).new_signed && !r->o->pace &&
+		   r->clocked == (timing && !t->single);
 	copies[t->prefetch ? 0 : t->single ? 2 : 1][timing][lean](t);
 	__builtin_unreachable(); /* each copy retires its thread */
 }
