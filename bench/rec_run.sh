@@ -108,9 +108,11 @@ field() {
 		"$work/line"
 }
 
-# One timed run of contender $1 with $2 threads (repetition $3).  Appends
-# "ns_per_call faults_per_1k_calls cpu_ns_per_call" to $work/r.C.T and keeps
-# the trace's bytes per call in $work/b.C.T.
+# One timed run of contender $1 with $2 threads (repetition, or round, $3).
+# Appends "round ns_per_call faults_per_1k_calls cpu_ns_per_call
+# waited_ns_per_call other_cpu_ns_per_call" to $work/r.C.T (alloc_heavy's
+# figures: rec_report.sh pairs each round's runs with the untraced run of
+# the same round) and keeps the trace's bytes per call in $work/b.C.T.
 run_contender() {
 	c=$1 t=$2 r=$3
 	args="--calls $calls --threads $t$prog_args"
@@ -135,8 +137,9 @@ run_contender() {
 	heaptrack) go heaptrack -o "$diskwork/heaptrack" "$prog" $args ;;
 	mtrace) go LD_PRELOAD="$mdebug" MALLOC_TRACE="$diskwork/mtrace.txt" "$prog" $args ;;
 	esac || return 0
-	echo "$(field ns_per_call) $(field minflt) $(field calls) $(field cpu_ns_per_call)" |
-		awk '{ printf "%s %.3f %s\n", $1, $2 * 1000 / $3, $4 }' >>"$work/r.$c.$t"
+	echo "$r $(field ns_per_call) $(field minflt) $(field calls) $(field cpu_ns_per_call)" \
+		"$(field waited_ns_per_call) $(field other_cpu_ns_per_call)" |
+		awk '{ printf "%s %s %.3f %s %s %s\n", $1, $2, $3 * 1000 / $4, $5, $6, $7 }' >>"$work/r.$c.$t"
 	trace_bytes "$(field program_calls)"
 	rm -rf "$shmdir"/* "$diskwork"/*
 }
