@@ -103,20 +103,17 @@ static uint64_t now_ns(clockid_t clock)
 }
 
 /* The calling thread's run-queue wait so far, in ns (the second figure of
- * /proc/thread-self/schedstat), or 0 where the kernel does not say.  Read
- * with system calls only: no allocation, so no call for a tracer to see. */
-static uint64_t waited_ns(void)
+ * its /proc/thread-self/schedstat, opened as fd, which a read from offset
+ * 0 makes afresh), or 0 where the kernel does not say.  System calls only:
+ * no allocation, so no call for a tracer to see. */
+static uint64_t waited_ns(int fd)
 {
 	char buf[128];
-	int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
+	unsigned long long on_cpu, waited;
+	ssize_t n = fd < 0 ? -1 : pread(fd, buf, sizeof buf - 1, 0);
 	if (n <= 0)
 		return 0;
 	buf[n] = 0;
-	unsigned long long on_cpu, waited;
 	return sscanf(buf, "%llu %llu", &on_cpu, &waited) == 2 ? waited : 0;
 }
 
@@ -164,15 +161,18 @@ static void *work(void *arg)
 		fprintf(stderr, "alloc_heavy: out of memory for the slot table\n");
 		exit(1);
 	}
+	int sched = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
 	pthread_barrier_wait(&start_line);
 	getrusage(RUSAGE_THREAD, &w->ru0);
-	uint64_t q0 = waited_ns();
+	uint64_t q0 = waited_ns(sched);
 	w->start_ns = now_ns(CLOCK_MONOTONIC);
 	uint64_t c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 	alloc_loop(slot, w->calls, &w->rng);
 	w->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
 	w->loop_ns = now_ns(CLOCK_MONOTONIC) - w->start_ns;
-	w->waited_ns = waited_ns() - q0;
+	w->waited_ns = waited_ns(sched) - q0;
+	if (sched >= 0)
+		close(sched);
 	getrusage(RUSAGE_THREAD, &w->ru1);
 
 	w->made = 1 + w->calls + 1; /* slot table calloc, the loop, its free */
