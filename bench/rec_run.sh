@@ -50,11 +50,21 @@ build_tree() {
 	mdebug=$(ldconfig -p | awk '/libc_malloc_debug\.so\.0 / { print $NF; exit }')
 	contenders=
 	for c in $all_contenders; do
-		available "$c" && contenders="$contenders $c"
+		if available "$c"; then contenders="$contenders $c"; fi
 	done
 }
 
+# Whether contender $1 is to run: all do but those --only ($only) leaves
+# out; untraced always, as every figure is paired with it.
+wanted() {
+	[ -z "$only" ] && return 0
+	case " untraced $only " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
+# Whether contender $1 is wanted and can run here.
 available() {
+	wanted "$1" || return 1
 	case $1 in
 	markers | rec-*) [ -n "$mtlib" ] ;;
 	heaptrack) command -v heaptrack >/dev/null ;;
@@ -73,17 +83,18 @@ describe_run() {
 		if available "$c"; then
 			printf '  %-11s %s\n' "$c" "$(describe_contender "$c")"
 		else
-			printf '  %-11s not measured: %s missing\n' "$c" "$(missing_piece "$c")"
+			printf '  %-11s not measured: %s\n' "$c" "$(missing_piece "$c")"
 		fi
 	done
 	echo
 }
 
 missing_piece() {
+	wanted "$1" || { echo "left out (--only)"; return; }
 	case $1 in
-	heaptrack) echo heaptrack ;;
-	mtrace) echo libc_malloc_debug.so ;;
-	*) echo "sdt/libmtrace.so" ;;
+	heaptrack) echo heaptrack missing ;;
+	mtrace) echo libc_malloc_debug.so missing ;;
+	*) echo "sdt/libmtrace.so missing" ;;
 	esac
 }
 
