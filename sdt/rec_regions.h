@@ -62,8 +62,8 @@ static inline uint16_t mt_region_token_of(uint32_t token)
  * thread's (it was no one's) or shared.
  *
  * Cost: a shift, a mask, the entry's load and a compare (the table's
- * address and mask are on the hot words' line); a compare-and-swap the
- * first time a region is used, a store when it becomes shared.
+ * address and mask are on the hot words' line); an exchange the first
+ * time a region is used, a store when it becomes shared.
  */
 static inline __attribute__((always_inline)) int mt_region_alone(uint64_t block, unsigned tok)
 {
@@ -76,12 +76,12 @@ static inline __attribute__((always_inline)) int mt_region_alone(uint64_t block,
 		return 1;
 	if (v == MT_REGION_SHARED)
 		return 0;
-	uint16_t none = 0;
-	/* A claim that loses to another thread's, or an entry already
-	 * another's, makes the region shared. */
+	/* A claim that finds the entry no longer 0 (another thread's claim,
+	 * or shared), or an entry already another's, makes the region
+	 * shared.  Between the exchange and that store the entry holds this
+	 * thread's token: no other thread finds its own there. */
 	if (v != 0 || tok == MT_REGION_NOBODY ||
-	    !__atomic_compare_exchange_n(e, &none, (uint16_t)tok, 0, __ATOMIC_RELAXED,
-					 __ATOMIC_RELAXED))
+	    __atomic_exchange_n(e, (uint16_t)tok, __ATOMIC_RELAXED) != 0)
 		__atomic_store_n(e, (uint16_t)MT_REGION_SHARED, __ATOMIC_RELAXED);
 	return 0;
 }
