@@ -9,9 +9,12 @@
  * good, once a second thread's has.  A thread that finds its own token
  * knows that every recorded call on the region's blocks so far was its
  * own: its call depends on no other thread's record through the block.
- * An entry only ever goes 0 -> token -> SHARED, and a thread writes it
- * only when it changes, so the lines of the table stay shared in every
- * core's cache: a load a call, in the common case.
+ * An entry only ever goes 0 -> token -> SHARED (a claim that loses shows
+ * its thread's token for a moment before it stores SHARED: only that
+ * thread could mistake it, and it reads nothing in between), never back
+ * to 0, and a thread writes it only when it changes, so the lines of the
+ * table stay shared in every core's cache: a load a call, in the common
+ * case.
  *
  * Why regions and not blocks: glibc gives each thread a heap of its own
  * (an arena: 64 MiB aligned heaps), so in a program whose threads keep

@@ -159,8 +159,9 @@ static inline __attribute__((always_inline)) int mt_record_regions_alone(unsigne
  *   frees was that thread's allocation).  That thread marked the block's
  *   region (its token, or shared) before the effect: a free's record is
  *   made before the free, an allocation's before the block reaches the
- *   program; and an entry never goes back to 0 nor to one thread's token
- *   from another's.  Our thread loads the entry after the load that saw
+ *   program; and an entry never goes back to 0, nor shows a thread's
+ *   token but while that thread alone has used the region or, for a
+ *   moment, while that thread makes it shared (rec_regions.h).  Our thread loads the entry after the load that saw
  *   the effect, with mt_stamp_rule's acquire fence between them, as for
  *   the stamp rule's flag: it finds the mark, not its own token, and
  *   stamps.  A call of the thread's own on a block of that region, or on
