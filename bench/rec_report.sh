@@ -2,30 +2,75 @@
 # checked against it, from the result files rec_run.sh leaves in $work.
 # shellcheck shell=sh
 
-median() {
-	sort -g | awk '{ v[NR] = $1 } END {
-		if (NR == 0) exit 1
-		if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+median() { spread | cut -d' ' -f1; }
+
+# Reads numbers, one a line; prints "median q1 q3 min max n" (quartiles
+# interpolated between the sorted values), or fails when there are none.
+spread() {
+	sort -g | awk 'function q(p,   h, i) {
+			h = (NR - 1) * p + 1; i = int(h)
+			return v[i] + (h - i) * (v[i < NR ? i + 1 : NR] - v[i]) }
+		{ v[NR] = $1 }
+		END { if (NR == 0) exit 1
+			printf "%.2f %.2f %.2f %.2f %.2f %d\n", q(0.5), q(0.25), q(0.75), v[1], v[NR], NR }'
 }
 
-# Medians of contender $1 at $2 threads, or nothing: wall ns per call,
-# page faults per 1000 calls, thread CPU ns per call.
-ns_of() { [ -s "$work/r.$1.$2" ] && cut -d' ' -f1 "$work/r.$1.$2" | median; }
-faults_of() { [ -s "$work/r.$1.$2" ] && cut -d' ' -f2 "$work/r.$1.$2" | median; }
-cpu_of() { [ -s "$work/r.$1.$2" ] && cut -d' ' -f3 "$work/r.$1.$2" | median; }
+# The awk expression of a figure in a line of $work/r.C.T (rec_run.sh):
+# wall (ns a call), faults (a 1000 calls), cpu (thread CPU ns a call), own
+# (wall less the time the loop's threads waited, runnable, for a
+# processor, plus the process's CPU time outside the loops - a tracer's
+# helper threads' - times `share`: the wall time the run would have taken
+# alone on the machine).
+figure_expr() {
+	case $1 in
+	wall) echo '$2' ;;
+	faults) echo '$3' ;;
+	cpu) echo '$4' ;;
+	own) echo '$2 - $5 + $6 * share' ;;
+	esac
+}
 
-# Median added wall ns per call of $1 at $2 threads (cpu_added_of: added
-# CPU ns), or nothing.
-added_of() { difference ns_of "$@"; }
-cpu_added_of() { difference cpu_of "$@"; }
-difference() {
-	a=$($1 "$2" "$3") && u=$($1 untraced "$3") || return 0
-	awk -v a="$a" -v u="$u" 'BEGIN { printf "%.2f\n", a - u }'
+# How much of the helpers' CPU time a call a run of $1 threads alone on the
+# machine would wait for: none while a processor is free for them; with a
+# thread on every processor, their time taken from the loops, shared among
+# them (alloc_heavy gives it over all threads' calls).
+helper_share() {
+	awk -v t="$1" -v n="$(nproc)" 'BEGIN { print (t >= n ? t / n : 0) }'
+}
+
+# Median figure $1 of contender $2 at $3 threads, or nothing.
+of() {
+	[ -s "$work/r.$2.$3" ] || return 1
+	awk -v share="$(helper_share "$3")" "{ print $(figure_expr "$1") }" "$work/r.$2.$3" | median
+}
+ns_of() { of wall "$@"; }
+faults_of() { of faults "$@"; }
+
+# paired FIGURE C T: each round's figure of C less the untraced run's of
+# the same round, one a line: what the machine's drift between rounds
+# cannot move, as both runs of a pair ran a few seconds apart.
+paired() {
+	[ -s "$work/r.$2.$3" ] && [ -s "$work/r.untraced.$3" ] || return 1
+	e=$(figure_expr "$1")
+	awk -v share="$(helper_share "$3")" "NR == FNR { u[\$1] = $e; next } (\$1 in u) { print $e - u[\$1] }" \
+		"$work/r.untraced.$3" "$work/r.$2.$3"
+}
+
+# Median added ns a call of contender $1 at $2 threads, paired by round:
+# wall (added_of), thread CPU (cpu_added_of), own wall (own_added_of); or
+# nothing.
+added_of() { paired wall "$@" | median; }
+cpu_added_of() { paired cpu "$@" | median; }
+own_added_of() { paired own "$@" | median; }
+
+# Prints "median [q1, q3]" of the paired differences of figure $1, $2, $3.
+spread_text() {
+	paired "$@" | spread | awk '{ printf "%s [%s, %s]\n", $1, $2, $3 }'
 }
 
 report() {
-	printf '%-7s %-11s %8s %6s %8s %9s %10s %9s %10s\n' threads contender ns/call ratio \
-		"added ns" "cpu added" bytes/call faults/1k instr/call
+	printf '%-7s %-11s %8s %6s %8s %9s %9s %10s %9s %10s\n' threads contender ns/call ratio \
+		"added ns" "cpu added" "own added" bytes/call faults/1k instr/call
 	for t in 1 2; do
 		for c in $contenders; do
 			n=$(ns_of "$c" "$t") || continue
@@ -33,30 +78,59 @@ report() {
 			ir=-
 			[ "$t" -eq 1 ] && [ -s "$work/ir.$c" ] && ir=$(cat "$work/ir.$c")
 			b=$(cat "$work/b.$c.$t" 2>/dev/null || echo -)
-			awk -v t="$t" -v c="$c" -v n="$n" -v u="$u" -v ca="$(cpu_added_of "$c" "$t")" \
+			awk -v t="$t" -v c="$c" -v n="$n" -v u="$u" -v a="$(added_of "$c" "$t")" \
+				-v ca="$(cpu_added_of "$c" "$t")" -v oa="$(own_added_of "$c" "$t")" \
 				-v b="$b" -v f="$(faults_of "$c" "$t")" -v ir="$ir" 'BEGIN {
-				printf "%-7s %-11s %8.2f %6.2f %8.2f %9.2f %10s %9.2f %10s\n",
-					t, c, n, n / u, n - u, ca, b, f, ir }'
+				printf "%-7s %-11s %8.2f %6.2f %8.2f %9.2f %9.2f %10s %9.2f %10s\n",
+					t, c, n, n / u, a, ca, oa, b, f, ir }'
 		done
 	done
 	cat <<EOF
 
 ns/call: each thread's timed loop (wall clock) over its calls, median of
-$reps runs; ratio and added ns against untraced.  cpu added: the same with the
-thread's CPU time, which leaves out time other processes took the CPU (and
-time spent asleep, e.g. waiting for writeback or for heaptrack's pipe).
+$reps runs; ratio against untraced's median.  added ns, cpu added, own
+added: the median over the $reps rounds of a run's figure less the untraced
+run's of the same round (paired differences: the contenders of a round run
+one after the other), for wall time, the thread's CPU time (which leaves
+out time other processes took the CPU, and time spent asleep, e.g. in
+writeback or on heaptrack's pipe), and own wall time: wall less the time
+the loop's threads waited, runnable, for a processor, plus the process's
+CPU time outside the loops (a helper thread's) where the program's threads
+leave no processor free ($(nproc) here): the run's wall time had it had the
+machine to itself.
 faults/1k: minor page faults in the loop per 1000 calls (getrusage): fresh
 trace pages.  instr/call: callgrind, the loop only, 1 thread, $cg_calls calls.
 bytes/call: our trace size / records; floor 32; heaptrack and mtrace() file
 size / program calls.
 
+Spread of the recorder's paired differences, ns a call added: median
+[first quartile, third quartile] over $reps rounds.  A target is judged
+only where the quartiles lie on one side of it.
 EOF
+	printf '%-7s %-11s %24s %24s %24s\n' threads contender wall cpu own
+	for t in 1 2; do
+		for c in markers rec-shm rec-precise rec-disk; do
+			paired wall "$c" "$t" | grep -q . || continue
+			printf '%-7s %-11s %24s %24s %24s\n' "$t" "$c" "$(spread_text wall "$c" "$t")" \
+				"$(spread_text cpu "$c" "$t")" "$(spread_text own "$c" "$t")"
+		done
+	done
+	echo
+}
+
+# bound FIGURE BOUND C T: whether the paired differences of FIGURE of
+# contender C at T threads lie at or under BOUND: 1 when their third
+# quartile does, 0 when their first quartile is above, and nothing (no
+# verdict) when the spread straddles it or the figure is missing.
+bound() {
+	q=$(paired "$1" "$3" "$4" | spread) || return 0
+	echo "$q" | awk -v b="$2" '$2 > b { print 0 } $3 <= b { print 1 }'
 }
 
 # verdict NAME OK DETAILS: one line of the target list.
 verdict() {
 	if [ -z "$2" ]; then
-		printf '  ----  %s: not measured\n' "$1"
+		printf '  ----  %s: no verdict (a spread straddles the bound, or not measured): %s\n' "$1" "$3"
 	elif [ "$2" = 1 ]; then
 		printf '  PASS  %s: %s\n' "$1" "$3"
 	else
@@ -85,13 +159,16 @@ check_targets() {
 	verdict "markers alone add < 1 ns per call (cpu)" "$(holds 'a < 1 && b < 1' a="$m1" b="$m2")" \
 		"$m1 ns (1 thread), $m2 ns (2 threads); wall $(added_of markers 1), $(added_of markers 2); callgrind $(ir_added markers) instr/call"
 	w1=$(cpu_added_of rec-shm 1) w2=$(cpu_added_of rec-shm 2)
-	verdict "recording adds <= 15 ns per call (#15), thread CPU time (tmpfs)" \
-		"$(holds 'a <= 15 && b <= 15' a="$w1" b="$w2")" \
-		"$w1 ns (1 thread), $w2 ns (2 threads); wall $(added_of rec-shm 1), $(added_of rec-shm 2)"
-	k1=$(added_of rec-disk 1) k2=$(added_of rec-disk 2)
-	verdict "recording adds <= 15 ns per call (#15), wall time, trace kept on disk" \
-		"$(holds 'a <= 15 && b <= 15' a="$k1" b="$k2")" \
-		"$k1 ns (1 thread), $k2 ns (2 threads); cpu $(cpu_added_of rec-disk 1), $(cpu_added_of rec-disk 2)"
+	# One verdict a thread count: a spread that straddles the bound at one
+	# does not hide a verdict at the other.
+	for t in 1 2; do
+		verdict "recording adds <= 15 ns per call (#15), $t thread(s), thread CPU time (tmpfs)" \
+			"$(bound cpu 15 rec-shm "$t")" \
+			"$(spread_text cpu rec-shm "$t") ns; wall $(added_of rec-shm "$t")"
+		verdict "recording adds <= 15 ns per call (#15), $t thread(s), own wall time, trace kept on disk" \
+			"$(bound own 15 rec-disk "$t")" \
+			"$(spread_text own rec-disk "$t") ns; wall as measured $(spread_text wall rec-disk "$t"); cpu $(cpu_added_of rec-disk "$t")"
+	done
 	p1=$(cpu_added_of rec-precise 1) p2=$(cpu_added_of rec-precise 2)
 	printf '  ----  for comparison, MTRACE_PRECISE_TIME=1 (tmpfs, cpu): %s ns (1 thread), %s ns (2 threads); callgrind %s instr/call\n' \
 		"$p1" "$p2" "$(ir_added rec-precise)"

@@ -50,11 +50,21 @@ build_tree() {
 	mdebug=$(ldconfig -p | awk '/libc_malloc_debug\.so\.0 / { print $NF; exit }')
 	contenders=
 	for c in $all_contenders; do
-		available "$c" && contenders="$contenders $c"
+		if available "$c"; then contenders="$contenders $c"; fi
 	done
 }
 
+# Whether contender $1 is to run: all do but those --only ($only) leaves
+# out; untraced always, as every figure is paired with it.
+wanted() {
+	[ -z "$only" ] && return 0
+	case " untraced $only " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
+# Whether contender $1 is wanted and can run here.
 available() {
+	wanted "$1" || return 1
 	case $1 in
 	markers | rec-*) [ -n "$mtlib" ] ;;
 	heaptrack) command -v heaptrack >/dev/null ;;
@@ -73,17 +83,18 @@ describe_run() {
 		if available "$c"; then
 			printf '  %-11s %s\n' "$c" "$(describe_contender "$c")"
 		else
-			printf '  %-11s not measured: %s missing\n' "$c" "$(missing_piece "$c")"
+			printf '  %-11s not measured: %s\n' "$c" "$(missing_piece "$c")"
 		fi
 	done
 	echo
 }
 
 missing_piece() {
+	wanted "$1" || { echo "left out (--only)"; return; }
 	case $1 in
-	heaptrack) echo heaptrack ;;
-	mtrace) echo libc_malloc_debug.so ;;
-	*) echo "sdt/libmtrace.so" ;;
+	heaptrack) echo heaptrack missing ;;
+	mtrace) echo libc_malloc_debug.so missing ;;
+	*) echo "sdt/libmtrace.so missing" ;;
 	esac
 }
 
@@ -108,9 +119,11 @@ field() {
 		"$work/line"
 }
 
-# One timed run of contender $1 with $2 threads (repetition $3).  Appends
-# "ns_per_call faults_per_1k_calls cpu_ns_per_call" to $work/r.C.T and keeps
-# the trace's bytes per call in $work/b.C.T.
+# One timed run of contender $1 with $2 threads (repetition, or round, $3).
+# Appends "round ns_per_call faults_per_1k_calls cpu_ns_per_call
+# waited_ns_per_call other_cpu_ns_per_call" to $work/r.C.T (alloc_heavy's
+# figures: rec_report.sh pairs each round's runs with the untraced run of
+# the same round) and keeps the trace's bytes per call in $work/b.C.T.
 run_contender() {
 	c=$1 t=$2 r=$3
 	args="--calls $calls --threads $t$prog_args"
@@ -135,8 +148,9 @@ run_contender() {
 	heaptrack) go heaptrack -o "$diskwork/heaptrack" "$prog" $args ;;
 	mtrace) go LD_PRELOAD="$mdebug" MALLOC_TRACE="$diskwork/mtrace.txt" "$prog" $args ;;
 	esac || return 0
-	echo "$(field ns_per_call) $(field minflt) $(field calls) $(field cpu_ns_per_call)" |
-		awk '{ printf "%s %.3f %s\n", $1, $2 * 1000 / $3, $4 }' >>"$work/r.$c.$t"
+	echo "$r $(field ns_per_call) $(field minflt) $(field calls) $(field cpu_ns_per_call)" \
+		"$(field waited_ns_per_call) $(field other_cpu_ns_per_call)" |
+		awk '{ printf "%s %s %.3f %s %s %s\n", $1, $2, $3 * 1000 / $4, $5, $6, $7 }' >>"$work/r.$c.$t"
 	trace_bytes "$(field program_calls)"
 	rm -rf "$shmdir"/* "$diskwork"/*
 }

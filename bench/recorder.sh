@@ -16,6 +16,7 @@
 #
 # Usage: bench/recorder.sh [--calls N] [--quick] [--reps N] [--builddir DIR]
 #                          [--disk-dir DIR] [--tight] [--in-main]
+#                          [--only LIST]
 # shellcheck source-path=SCRIPTDIR
 set -eu
 
@@ -28,6 +29,7 @@ builddir=
 diskdir=/var/tmp
 prog_args=
 one_args=
+only=
 
 usage() {
 	cat <<EOF
@@ -48,6 +50,9 @@ then PASS or MISS for each recorder target.
                   starts no thread (alloc_heavy --in-main): a one-thread
                   program, which the recorder stamps sparsely; without it
                   the main thread records too (pthread_create's calloc)
+  --only LIST     run only these contenders (names as listed at the start,
+                  space- or comma-separated; untraced always runs): more
+                  rounds in the same time for a verdict on a few of them
   -h, --help      show this help
 EOF
 }
@@ -62,6 +67,7 @@ while [ $# -gt 0 ]; do
 	--quick) quick=1 ;;
 	--tight) prog_args=" --tight" ;;
 	--in-main) one_args=" --in-main" ;;
+	--only) [ $# -ge 2 ] || die "--only needs a value"; only=$(echo "$2" | tr ',' ' '); shift ;;
 	--builddir) [ $# -ge 2 ] || die "--builddir needs a value"; builddir=$2; shift ;;
 	--disk-dir) [ $# -ge 2 ] || die "--disk-dir needs a value"; diskdir=$2; shift ;;
 	-h | --help) usage; exit 0 ;;
@@ -89,6 +95,9 @@ esac
 . "$srcdir/bench/rec_run.sh"
 # shellcheck source=rec_report.sh
 . "$srcdir/bench/rec_report.sh"
+for c in $only; do
+	case " $all_contenders " in *" $c "*) ;; *) die "--only: no contender '$c' (one of: $all_contenders)" ;; esac
+done
 
 if [ -f "$srcdir/scripts/deps.sh" ]; then
 	sh "$srcdir/scripts/deps.sh" bench

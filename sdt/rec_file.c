@@ -123,15 +123,11 @@ static void fill_info(struct mt_trace_info *in, pid_t pid)
 	in->start_realtime_ns = mt_clock_ns(CLOCK_REALTIME);
 	in->start_mono_ns = mt_clock_ns(CLOCK_MONOTONIC);
 	in->start_ts = mt_clock_ts();
-	/* The bound for the whole file: sparse stamps may come until a
-	 * second thread records, if none has yet (recorder.h). */
+	/* The bound for the whole file: every rule but the precise one
+	 * leaves up to MT_SPARSE_STAMP_EVERY - 1 records in a row unstamped
+	 * (recorder.h). */
 	unsigned dense = __atomic_load_n(&mt_stamp_dense, __ATOMIC_RELAXED);
-	if (dense & MT_DENSE_PRECISE)
-		in->stamp_every = 1;
-	else if (dense)
-		in->stamp_every = 2;
-	else
-		in->stamp_every = MT_SPARSE_STAMP_EVERY;
+	in->stamp_every = dense & MT_DENSE_PRECISE ? 1 : MT_SPARSE_STAMP_EVERY;
 	in->stamp_tick_ns = 0;
 }
 

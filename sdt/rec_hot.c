@@ -4,7 +4,8 @@
  *
  * The gate of every wrapper reads the derived markers' semaphore, the
  * recorder's epoch and its glibc-events mask; the record makers read the
- * next allocator's kind and the stamp rule's word (recorder.h).  Defined
+ * next allocator's kind, the stamp rule's word and the region table's
+ * address (recorder.h, rec_regions.h).  Defined
  * each in its own file they sat in four lines of .data, .probes and .bss,
  * and in a program whose own data pushes ours out of the cache between
  * two calls (cc1plus) each was a line to fetch again.  Here they are one
@@ -23,6 +24,7 @@
 
 #include "glibc_events.h"
 #include "next_alloc.h"
+#include "rec_regions.h"
 #include "recorder.h"
 
 struct mt_hot_words {
@@ -31,12 +33,15 @@ struct mt_hot_words {
 	unsigned rec_glibc_mask;           /* mt_rec_glibc_mask */
 	unsigned stamp_dense;              /* mt_stamp_dense */
 	enum mt_allocator next_kind;       /* mt_next_kind */
+	uint16_t *region_owner;            /* mt_region_owner */
+	uint64_t region_mask;              /* mt_region_mask */
 };
 
 __attribute__((section(".probes"), aligned(64), used, visibility("hidden")))
 struct mt_hot_words mt_hot_words = {
 	.rec_epoch = MT_EPOCH_UNDECIDED,
 	.next_kind = MT_ALLOC_UNKNOWN,
+	.region_owner = &mt_region_none,
 };
 
 /* The aliases' offsets, written out below. */
@@ -45,6 +50,8 @@ _Static_assert(offsetof(struct mt_hot_words, rec_epoch) == 4, "mt_rec_epoch's of
 _Static_assert(offsetof(struct mt_hot_words, rec_glibc_mask) == 8, "mt_rec_glibc_mask's offset");
 _Static_assert(offsetof(struct mt_hot_words, stamp_dense) == 12, "mt_stamp_dense's offset");
 _Static_assert(offsetof(struct mt_hot_words, next_kind) == 16, "mt_next_kind's offset");
+_Static_assert(offsetof(struct mt_hot_words, region_owner) == 24, "mt_region_owner's offset");
+_Static_assert(offsetof(struct mt_hot_words, region_mask) == 32, "mt_region_mask's offset");
 _Static_assert(sizeof(struct mt_hot_words) <= 64, "the hot words fit one cache line");
 
 #define HOT_ALIAS(name, offset)                \
@@ -57,6 +64,8 @@ HOT_ALIAS(mt_rec_epoch, 4);
 HOT_ALIAS(mt_rec_glibc_mask, 8);
 HOT_ALIAS(mt_stamp_dense, 12);
 HOT_ALIAS(mt_next_kind, 16);
+HOT_ALIAS(mt_region_owner, 24);
+HOT_ALIAS(mt_region_mask, 32);
 
 /* The derived markers' semaphores (glibc_events.h): here, where the word
  * they alias is defined, as an assembler alias cannot name a symbol of

@@ -90,6 +90,8 @@ struct mt_tls {
 				 threads once it has had a window */
 	uint8_t busy;         /* inside the recorder: calls now are not recorded;
 				 MT_BUSY_INTERNAL: nor counted as dropped */
+	uint16_t region_token;/* the token's mark in the region table
+				 (rec_regions.h), set with it; 0 before */
 	uint64_t last_freed;  /* the block this thread's last record passed in, 0 if none */
 	struct mt_codec_state codec;
 	uint8_t *full;        /* the window is full when cur > full */

@@ -71,6 +71,7 @@ static void first_record(struct mt_tls *t)
 		token = __atomic_add_fetch(&last_token, 1, __ATOMIC_RELAXED);
 	while (!token); /* 0 is no thread's */
 	t->token = token;
+	t->region_token = mt_region_token_of(token);
 	/* Written once, not by every thread: the line is every wrapper's. */
 	if (__atomic_fetch_add(&threads_recorded, 1, __ATOMIC_RELAXED) &&
 	    !(__atomic_load_n(&mt_stamp_dense, __ATOMIC_RELAXED) & MT_DENSE_THREADS))
@@ -83,9 +84,12 @@ void mt_record_slow(struct mt_rec r)
 	struct mt_tls *t = &mt_tls;
 	if (t->busy) {
 		/* Not recorded, but the block is this thread's now: another
-		 * thread's allocation of it must not go unstamped. */
+		 * thread's allocation of it must not go unstamped, nor a call
+		 * of another thread on a block of its region.  A thread with
+		 * no token yet marks the regions shared. */
 		if (mt_call_allocates(r.call))
 			__atomic_store_n(mt_owner_slot(r.ptr_out), t->token, __ATOMIC_RELAXED);
+		mt_record_regions_alone(t->region_token ? t->region_token : MT_REGION_NOBODY, &r);
 		mt_record_dropped();
 		return;
 	}
@@ -368,6 +372,7 @@ static void init(void)
 	mt_next_resolve();
 	mt_say_keep_stderr();
 	mt_stacks_configure();
+	mt_regions_reserve();
 	pthread_key_create(&exit_key, thread_exit);
 	pthread_atfork(lock_busy, unlock_busy, child_after_fork);
 	mt_tls.busy = was_busy;

@@ -13,6 +13,7 @@
 
 #include "rec_clock.h"
 #include "rec_helper.h"
+#include "rec_regions.h"
 #include "rec_stack.h"
 #include "rec_thread.h"
 #include "trace_codec.h"
@@ -91,8 +92,9 @@ static inline uint32_t *mt_owner_slot(uint64_t block)
  * flag clear, MTRACE_PRECISE_TIME off), the one recording thread stamps
  * only its window's first record and every MT_SPARSE_STAMP_EVERY-th after
  * it; the others carry the last stamp's time, and the block owner table
- * is neither read nor written.  The trace header's stamp_every says
- * MT_SPARSE_STAMP_EVERY (rec_file.c).
+ * is neither read nor written (the region table is, mt_record_stamped).
+ * The trace header's stamp_every says MT_SPARSE_STAMP_EVERY (rec_file.c),
+ * which holds under every rule but MTRACE_PRECISE_TIME=1's (1).
  *
  * Why that keeps the order a converter needs.  An unstamped record
  * carries its thread's earlier stamp: a time no later than its own.  So
@@ -124,25 +126,70 @@ static inline unsigned mt_stamp_rule(void)
 }
 
 /*
- * Whether r is to be stamped, and for an allocating call the claim on its
- * block in the owner table.  While stamps are sparse (above), only the
- * window's every MT_SPARSE_STAMP_EVERY-th record (t->count counts the
- * window's records; its first is the slow path's, which stamps it).
- * Else not stamped, unless MTRACE_PRECISE_TIME=1:
- * an allocation with a stamp bit (not realloc) that returns the block its
- * thread's previous record freed, with the block's owner slot still the
- * thread's.  Its time is then the free's stamp, and nothing another
- * thread did to the block lies between the two: trace2wl pairs its frees
- * as with a stamp (tests/conv_handoff).  Only the thread that recorded
- * first ever has sparse stamps, and every other thread's allocations
- * write their tokens, so the slots it left unwritten prove nothing wrong.
+ * The region table's part of the stamp rule (rec_regions.h): every block
+ * r passes in or returns marks its region for the thread whose region
+ * token is tok, whatever the rule in force,
+ * so that the table is whole once a second thread records (the first
+ * thread's sparse-stamped records included); 1 when the thread had every
+ * such region to itself before this call.
+ */
+static inline __attribute__((always_inline)) int mt_record_regions_alone(unsigned tok,
+									   const struct mt_rec *r)
+{
+	int alone = 1;
+	if (mt_call_has_in(r->call))
+		alone &= mt_region_alone(r->ptr_in, tok);
+	if (mt_call_allocates(r->call))
+		alone &= mt_region_alone(r->ptr_out, tok);
+	return alone;
+}
+
+/*
+ * Whether r is to be stamped, and the marks of the owner tables.  The
+ * window's first record and every MT_SPARSE_STAMP_EVERY-th after it are
+ * (t->count counts the window's records; the first is the slow path's,
+ * which stamps it), under every rule.  While stamps are sparse (above),
+ * no other.  Else, unless MTRACE_PRECISE_TIME=1, two kinds go unstamped:
+ *
+ * - A call with a stamp bit (not realloc, not an event) whose blocks lie
+ *   in regions the thread has had to itself (rec_regions.h).  Why that
+ *   keeps the order trace2wl needs: an unstamped record reads too early
+ *   only against a record of another thread whose effect its call saw
+ *   (the block it allocated was that thread's freed one; the block it
+ *   frees was that thread's allocation).  That thread marked the block's
+ *   region (its token, or shared) before the effect: a free's record is
+ *   made before the free, an allocation's before the block reaches the
+ *   program; and an entry never goes back to 0, nor shows a thread's
+ *   token but while that thread alone has used the region or, for a
+ *   moment, while that thread makes it shared (rec_regions.h).  Our thread loads the entry after the load that saw
+ *   the effect, with mt_stamp_rule's acquire fence between them, as for
+ *   the stamp rule's flag: it finds the mark, not its own token, and
+ *   stamps.  A call of the thread's own on a block of that region, or on
+ *   a block the other thread's call did not make visible to it, depends
+ *   on nothing the other record did.
+ *
+ * - An allocation with a stamp bit that returns the block its thread's
+ *   previous record freed, with the block's owner slot still the
+ *   thread's (the block owner table, above).  Its time is then the
+ *   free's, and nothing another thread did to the block lies between the
+ *   two: trace2wl pairs its frees as with a stamp (tests/conv_handoff).
+ *   Only the thread that recorded first ever has sparse stamps, and every
+ *   other thread's allocations outside a region of its own write their
+ *   tokens, so the slots it left unwritten prove nothing wrong; an
+ *   allocation inside a region of its own writes none, but one by another
+ *   thread of a block there makes the region shared first, and writes.
  */
 static inline __attribute__((always_inline)) int mt_record_stamped(struct mt_tls *t,
 								     const struct mt_rec *r)
 {
 	unsigned dense = mt_stamp_rule();
+	int alone = mt_record_regions_alone(t->region_token, r);
+	int due = (t->count & (MT_SPARSE_STAMP_EVERY - 1)) == 0;
 	if (!dense)
-		return (t->count & (MT_SPARSE_STAMP_EVERY - 1)) == 0;
+		return due;
+	int may_skip = !due && mt_stamp_bit(r->call) && !(dense & MT_DENSE_PRECISE);
+	if (alone && may_skip)
+		return 0;
 	if (!mt_call_allocates(r->call))
 		return 1;
 	uint32_t *owner = mt_owner_slot(r->ptr_out);
@@ -151,7 +198,7 @@ static inline __attribute__((always_inline)) int mt_record_stamped(struct mt_tls
 	 * it is the thread's already: its line stays shared. */
 	if (r->ptr_out && r->ptr_out == t->last_freed &&
 	    __atomic_load_n(owner, __ATOMIC_RELAXED) == t->token)
-		return !mt_stamp_bit(r->call) || (dense & MT_DENSE_PRECISE);
+		return !may_skip;
 	__atomic_store_n(owner, t->token, __ATOMIC_RELAXED);
 	return 1;
 }
@@ -189,9 +236,10 @@ void mt_record_slow(struct mt_rec r);
  * in the wrapper it needs no register saved beyond the wrapper's own.
  *
  * Time: while one thread records, one record in MT_SPARSE_STAMP_EVERY is
- * stamped; once more do, every record but an allocation that
+ * stamped; once more do, the same, and every other record but a call on
+ * blocks in regions its thread has had to itself and an allocation that
  * mt_record_stamped shows no other thread can have come between (a
- * malloc/free loop's malloc), which carries its thread's free's time: one
+ * malloc/free loop's malloc), which carry their thread's last stamp: one
  * rdtsc less.  With MTRACE_PRECISE_TIME=1 every record is stamped.
  * (Version 3's MTRACE_SPARSE_TIME=1 left the same allocations unstamped
  * without the owner table, and trace2wl paired frees wrongly when another
@@ -200,7 +248,8 @@ void mt_record_slow(struct mt_rec r);
  *
  * Cost, window open: a TLS busy flag set and cleared, one relaxed load of
  * the global state and of the stamp rule and stack settings, five
- * compares, rdtsc (on one record in 16 while one thread records; 10-20 ns
+ * compares, the region table's load and compare (rec_regions.h), rdtsc
+ * (on one record in 16 where its thread's regions are its own; 10-20 ns
  * back to back here, about 4 ns a call in alloc_heavy's loop,
  * docs/BENCHMARKS.md), the packed fields' stores (one 8-byte store each,
  * 7-8 bytes a record on alloc_heavy) into a page already mapped and
@@ -216,9 +265,10 @@ void mt_record_slow(struct mt_rec r);
  * Cache lines, which a program whose own code and data evict ours between
  * two calls (cc1plus) fetches again: the wrapper's and its record maker's
  * code, side by side in .text.hot (interpose.c: malloc's about 10 lines,
- * free's 7), and six lines of data: the globals' line (rec_hot.c),
+ * free's 7), and seven lines of data: the globals' line (rec_hot.c),
  * mt_next's, the GOT entry of mt_tls's offset, mt_tls's first line, the
- * block's owner slot (allocations) and the window's line.  On cc1plus a
+ * block's region entry, its owner slot (allocations outside the thread's
+ * own regions) and the window's line.  On cc1plus a
  * call then costs about 130 instructions in the kit's code, and 1.9 more
  * I1 misses and 0.4 more D1 read misses than untraced (callgrind,
  * docs/BENCHMARKS.md, issue #15's sixth round).
