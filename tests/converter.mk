@@ -26,9 +26,8 @@ TESTS += tests/t-conv-real.sh
 EXTRA_DIST += tests/t-conv-real.sh
 
 # Memory bounded by the live set on a trace that never reuses an address.
-check_PROGRAMS += tests/conv_fresh tests/maxrss
+check_PROGRAMS += tests/conv_fresh
 tests_conv_fresh_SOURCES = tests/conv_fresh.c
 tests_conv_fresh_LDADD = lib/libmtformat.la
-tests_maxrss_SOURCES = tests/maxrss.c
 TESTS += tests/t-conv-memory.sh
 EXTRA_DIST += tests/t-conv-memory.sh
