@@ -849,8 +849,8 @@ static void corrupt(struct rt_thread *t, const uint8_t *at)
  * --touch, no --trim-every, no --pace, the timer is the ladder's top rung
  * (RT_TIMER_TOP) and the shared clock runs exactly where the workload has
  * recorded times and several threads, so that none of them is tested at a
- * call (the clock's and --pace's tests: git's paced replay 130.6 -> 117.8
- * instructions a call, callgrind). */
+ * call (the clock's and --pace's tests; their price is in
+ * docs/BENCHMARKS.md, branch run5). */
 static inline __attribute__((always_inline, noreturn)) void replay_thread(struct rt_thread *t,
 									  const int prefetch,
 									  const int single,
