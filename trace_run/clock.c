@@ -147,7 +147,7 @@ static uint64_t slowest(const struct rt_thread *t, uint32_t *who, int *held_lowe
  * publish's test is a level (position at or past wake_at), not a crossing,
  * so the slow thread's next publish, once its store has landed, sees the
  * registration; and where it stops publishing - before a sync wait, at
- * its end (replay_loop.c's publish_last), before a --pace sleep, and
+ * its end and before a --pace sleep (replay_loop.c's publish_last), and
  * before it sleeps on the clock itself (rt_clock_wake's exchange) - a full
  * fence stands between its last store and its last load, so one of the two
  * sides sees the other.  The waiter's registration is a locked

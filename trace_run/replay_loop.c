@@ -142,6 +142,17 @@ static inline int gated_on(struct rt_thread *t)
 	return atomic_load_explicit(&t->wake_at, memory_order_relaxed) != RT_AT_NONE;
 }
 
+/* Publishes at, the thread's last position before it stops publishing
+ * for a while (a --pace sleep, its end), and wakes the threads gated on
+ * it that wait for no more than that: with gated_on's fence between the
+ * store and the load, none of them is left asleep (clock.c). */
+static inline void publish_last(struct rt_thread *t, uint64_t at)
+{
+	atomic_store_explicit(&t->at, at, memory_order_relaxed);
+	if (gated_on(t) && at >= atomic_load_explicit(&t->wake_at, memory_order_relaxed))
+		wake_waiters(t, 0);
+}
+
 /*
  * The live requested bytes and their peak.  With one replay thread a plain
  * load and store (relaxed atomics, so the monitor may read them) is exact
@@ -597,9 +608,7 @@ static inline __attribute__((always_inline)) void pace(struct rt_thread *t, stru
 		return;
 	atomic_store_explicit(&t->due_ns, due_ns, memory_order_relaxed);
 	atomic_store_explicit(&t->state, RT_PACING, memory_order_relaxed);
-	if (gated_on(t) && atomic_load_explicit(&t->at, memory_order_relaxed) >=
-				   atomic_load_explicit(&t->wake_at, memory_order_relaxed))
-		wake_waiters(t, 0);
+	publish_last(t, atomic_load_explicit(&t->at, memory_order_relaxed));
 	struct timespec ts = { (time_t)(due_ns / 1000000000u), (long)(due_ns % 1000000000u) };
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 		;
@@ -956,11 +965,8 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 			atomic_store_explicit(&t->syncs, ++syncs, memory_order_relaxed);
 		}
 	}
-	if (tl.clocked) {
-		atomic_store_explicit(&t->at, RT_AT_NONE, memory_order_relaxed);
-		if (gated_on(t))
-			wake_waiters(t, 0);
-	}
+	if (tl.clocked)
+		publish_last(t, RT_AT_NONE);
 	if (t->ideal_pending)
 		ideal_flush(t);
 	t->cpu_ns = rt_thread_cpu_ns() - t->cpu_ns;
