@@ -502,10 +502,14 @@ static inline __attribute__((always_inline)) uint64_t mt_rec_packed(const uint8_
 	return v;
 }
 
-/* The heads of a stamped malloc and of a stamped free, less the chunk's
- * flags (perl's threads set NON_MAIN): most records of every trace of the
- * corpus (cc1plus: 15.7 M of 17.0 M). */
+/* The heads of a malloc and a free, stamped or not, that have their
+ * pointer, less the chunk's flags (perl's threads set NON_MAIN): most
+ * records of every trace of the corpus, unstamped where the recorder's
+ * stamps are sparse (one in 16 while one thread records, and in regions a
+ * thread has to itself), stamped where they are not. */
+#define MT_HEAD_MALLOC MT_CALL_MALLOC
 #define MT_HEAD_MALLOC_STAMPED (MT_CALL_MALLOC | MT_RF_NULL_IN)
+#define MT_HEAD_FREE MT_CALL_FREE
 #define MT_HEAD_FREE_STAMPED (MT_CALL_FREE | MT_RF_NULL_OUT)
 #define MT_HEAD_CHUNK_FLAGS (MT_RF_MMAPPED | MT_RF_NON_MAIN)
 
@@ -516,12 +520,13 @@ static inline __attribute__((always_inline)) int mt_rec_decoded_common(const uin
 									 const uint8_t *q,
 									 struct mt_codec_state *s,
 									 struct mt_rec *r, size_t *len,
-									 unsigned flags, int lean)
+									 unsigned flags, int stamped,
+									 int lean)
 {
 	r->flags = (uint8_t)flags;
 	r->nmemb = r->align = 0;
 	if (!lean) {
-		r->stamped = 1;
+		r->stamped = (uint8_t)stamped;
 		r->rc = r->event = r->nargs = 0;
 		r->stack = 0;
 		r->args[0] = r->args[1] = r->args[2] = r->args[3] = 0;
@@ -542,48 +547,66 @@ static inline __attribute__((always_inline)) uint64_t mt_rec_packed_ptr(const ui
 	return s->last_ptr;
 }
 
-/* A stamped malloc or free of a version 4 trace without stacks, read wide
- * by its own layout: a tag of one byte whose codes are at fixed bits (time,
- * size, out, slack; time, in), so no lookup of the call's fields, stamp
- * bit or tag, and no tests of fields it cannot have: on cc1plus's corpus
- * trace these are 15.7 M of 17.0 M records (docs/BENCHMARKS.md, issue #11's
- * eighth round).  p is the record, q its tag, flags the head's chunk flags. */
+/* The time of a fixed layout's record: the delta in the tag's first code
+ * where `stamped` (a constant), which then leaves the tag; else the
+ * window's last stamp. */
+static inline __attribute__((always_inline)) uint64_t mt_rec_fixed_ts(const uint8_t **q,
+									unsigned *tag,
+									const struct mt_codec_state *s,
+									int stamped)
+{
+	if (!stamped)
+		return s->last_ts;
+	uint64_t ts = s->last_ts + mt_rec_packed(q, mt_pack_len(*tag & 3, MT_W_NUM));
+	*tag >>= MT_W_NUM;
+	return ts;
+}
+
+/* A malloc or free of a version 4 trace without stacks, with its pointer,
+ * stamped or not (a constant), read wide by its own layout: a tag of one
+ * byte whose codes are at fixed bits ([time,] size, out, slack; [time,]
+ * in), so no lookup of the call's fields, stamp bit or tag, and no tests
+ * of fields it cannot have (docs/BENCHMARKS.md, issue #11's eighth round;
+ * the unstamped ones since stamps went sparse).  p is the record, q its
+ * tag, flags the head's chunk flags. */
 static inline __attribute__((always_inline)) int mt_rec_decode_malloc(const uint8_t *p,
 									const uint8_t *q,
 									struct mt_codec_state *s,
 									struct mt_rec *r, size_t *len,
-									unsigned flags, int lean)
+									unsigned flags, int stamped,
+									int lean)
 {
 	unsigned tag = *q++;
-	r->ts = s->last_ts + mt_rec_packed(&q, mt_pack_len(tag & 3, MT_W_NUM));
-	r->size = mt_rec_packed(&q, mt_pack_len(tag >> 2 & 3, MT_W_NUM));
-	r->ptr_out = mt_rec_packed_ptr(&q, tag >> 4 & 7, s);
-	uint64_t slack = mt_rec_packed(&q, mt_pack_len(tag >> 7, MT_W_SLACK));
+	r->ts = mt_rec_fixed_ts(&q, &tag, s, stamped);
+	r->size = mt_rec_packed(&q, mt_pack_len(tag & 3, MT_W_NUM));
+	r->ptr_out = mt_rec_packed_ptr(&q, tag >> 2 & 7, s);
+	uint64_t slack = mt_rec_packed(&q, mt_pack_len(tag >> 5 & 1, MT_W_SLACK));
 	if (!r->ptr_out)
 		return MT_DEC_CORRUPT;
 	r->call = MT_CALL_MALLOC;
 	r->ptr_in = 0;
 	if (!lean)
 		r->usable = r->size + (uint64_t)mt_unzigzag(slack);
-	return mt_rec_decoded_common(p, q, s, r, len, flags, lean);
+	return mt_rec_decoded_common(p, q, s, r, len, flags, stamped, lean);
 }
 
 static inline __attribute__((always_inline)) int mt_rec_decode_free(const uint8_t *p,
 								      const uint8_t *q,
 								      struct mt_codec_state *s,
 								      struct mt_rec *r, size_t *len,
-								      unsigned flags, int lean)
+								      unsigned flags, int stamped,
+								      int lean)
 {
 	unsigned tag = *q++;
-	r->ts = s->last_ts + mt_rec_packed(&q, mt_pack_len(tag & 3, MT_W_NUM));
-	r->ptr_in = mt_rec_packed_ptr(&q, tag >> 2 & 7, s);
+	r->ts = mt_rec_fixed_ts(&q, &tag, s, stamped);
+	r->ptr_in = mt_rec_packed_ptr(&q, tag & 7, s);
 	if (!r->ptr_in)
 		return MT_DEC_CORRUPT;
 	r->call = MT_CALL_FREE;
 	r->ptr_out = r->size = 0;
 	if (!lean)
 		r->usable = 0;
-	return mt_rec_decoded_common(p, q, s, r, len, flags, lean);
+	return mt_rec_decoded_common(p, q, s, r, len, flags, stamped, lean);
 }
 
 /* mt_rec_decode's body, once for each reader (wide a constant, and
@@ -604,11 +627,15 @@ static inline __attribute__((always_inline)) int mt_rec_decode_body(const uint8_
 
 	unsigned head = *q++, f;
 	if (wide && !varints && !s->stacks) {
-		unsigned layout = head & ~MT_HEAD_CHUNK_FLAGS;
+		unsigned layout = head & ~MT_HEAD_CHUNK_FLAGS, flags = head & MT_HEAD_CHUNK_FLAGS;
+		if (layout == MT_HEAD_MALLOC)
+			return mt_rec_decode_malloc(p, q, s, r, len, flags, 0, lean);
+		if (layout == MT_HEAD_FREE)
+			return mt_rec_decode_free(p, q, s, r, len, flags, 0, lean);
 		if (layout == MT_HEAD_MALLOC_STAMPED)
-			return mt_rec_decode_malloc(p, q, s, r, len, head & MT_HEAD_CHUNK_FLAGS, lean);
+			return mt_rec_decode_malloc(p, q, s, r, len, flags, 1, lean);
 		if (layout == MT_HEAD_FREE_STAMPED)
-			return mt_rec_decode_free(p, q, s, r, len, head & MT_HEAD_CHUNK_FLAGS, lean);
+			return mt_rec_decode_free(p, q, s, r, len, flags, 1, lean);
 	}
 	/* Field by field: a compound literal is zeroed with rep stos, whose start
 	 * costs more than the whole record.  The call's fields and stamp bit
