@@ -3,6 +3,7 @@
 # runs it after the plain suite, in a configured tree.
 #
 # Usage: scripts/sanitize.sh [STAGE]...   (default: asan ubsan tsan)
+#        scripts/sanitize.sh --uncovered
 #   asan   tools, lib/ and test programs with ASan+UBSan (gcc): every test
 #          that does not put the recorder into a process, less the
 #          exclusions of docs/RELIABILITY.md
@@ -14,6 +15,9 @@
 # Builds live in build-san/ (configured from `make distdir`, so the trees
 # are what ships).  Prints "PASS: ..." or "FAIL: ..." per test and ends
 # with "sanitize: N passed, N failed, N skipped"; exits 1 on any failure.
+# --uncovered prints the tests that no stage runs (the ASan exclusions the
+# UBSan stage does not take): scripts/test.sh gives them to distcheck, so
+# that between them every test runs once from the shipped tree.
 set -eu
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -34,9 +38,10 @@ export TSAN_OPTIONS="allocator_may_return_null=1:halt_on_error=1:exitcode=66"
 # preloaded ASan library breaks uninstrumented programs, and the recorder
 # interposing malloc in an ASan program fights ASan's own), so they run
 # in the UBSan build.
+# recorder_tests DIR: those tests, of the tree at DIR.
 recorder_tests() {
 	grep -lE 'MTRACE_LIB|MTRACECTL_LIB|LD_PRELOAD|mtrace-record|diag-bt\.sh|rec_api|report-lib\.sh' \
-		"$san"/src/tests/t-*.sh | sed "s|^$san/src/||"
+		"$1"/tests/t-*.sh | sed "s|^$1/||"
 }
 # Tests the ASan build cannot run; each reason is in docs/RELIABILITY.md.
 asan_excluded="tests/t-conv-many-threads.sh tests/t-run-threads.sh tests/t-run-options.sh
@@ -46,6 +51,14 @@ asan_excluded="tests/t-conv-many-threads.sh tests/t-run-threads.sh tests/t-run-o
 # threads and whose assertions do not measure trace_run itself (TSan
 # multiplies its memory) or preload another allocator (TSan owns malloc).
 tsan_tests="tests/t-run-handoff.sh tests/t-run-order.sh tests/t-run-every.sh"
+
+if [ "$stages" = --uncovered ]; then
+	recorder=$(recorder_tests "$top")
+	for t in $asan_excluded; do
+		case " $(echo $recorder) " in *" $t "*) ;; *) echo "$t" ;; esac
+	done
+	exit 0
+fi
 
 passed=0 failed=0 skipped=0
 # count DIR: adds DIR's test-suite.log to the totals; prints what failed.
@@ -133,7 +146,7 @@ rm -rf "$san/src"
 mkdir -p "$san"
 make distdir distdir="$san/src" >/dev/null
 all=$(make -s list-tests)
-recorder=$(recorder_tests)
+recorder=$(recorder_tests "$san/src")
 
 for stage in $stages; do
 	case $stage in

@@ -1,17 +1,27 @@
 #!/bin/sh
 # test.sh - from a clean checkout: install what is missing, build, run every
-# test, and print one closing line "tests: N passed, N failed, N skipped".
-# Skipped tests are listed with the reason the machine gave.  When they
-# pass, `make distcheck` builds the release tarball and runs them again from
-# it, so a file missing from the tarball fails here, not for a user; its
-# failure counts as one in the closing line, named "(make distcheck)".
-# Then the suite runs again against sanitizer builds (scripts/sanitize.sh:
-# ASan+UBSan, the recorder with UBSan, trace_run with TSan) and every fuzz
-# target runs for FUZZ_SECONDS (default 30; scripts/fuzz.sh); each of their
-# tests and targets counts in the closing line (docs/RELIABILITY.md).
+# test, and print one closing line "tests: N passed, N failed, N skipped",
+# the names of what failed in brackets.  Skipped tests are listed with the
+# reason the machine gave.  When they pass, `make distcheck` builds the
+# release tarball, installs it and runs from it the tests that no sanitizer
+# stage runs; the sanitizer builds are configured from the same tarball's
+# tree and run the rest, so a file missing from the tarball fails here, not
+# for a user.  A distcheck failure counts as one, named "(make distcheck)".
+# The sanitizer stages (scripts/sanitize.sh: ASan+UBSan, the recorder with
+# UBSan, trace_run with TSan) and every fuzz target for FUZZ_SECONDS
+# (default 30; scripts/fuzz.sh) count each of their tests and targets in
+# the closing line (docs/RELIABILITY.md).  The line before it gives each
+# stage's wall time, since CI's budget is 20 minutes.
 set -eu
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
+# lap NAME: adds "NAME N s", the time since the last lap, to $laps.
+laps= lap_start=$(date +%s)
+lap() {
+	now=$(date +%s)
+	laps="$laps${laps:+, }$1 $((now - lap_start)) s"
+	lap_start=$now
+}
 
 scripts/deps.sh test
 [ -x configure ] || autoreconf -fi >/dev/null 2>&1 || autoreconf -fi
@@ -20,13 +30,16 @@ make -j"$jobs" >/dev/null
 
 status=0
 make -j"$jobs" check || status=$?
+lap "deps, build and suite"
 
 log=test-suite.log
 count() { sed -n "s/^# $1: *//p" "$log" | head -1; }
 # add_stage LOG NAME: adds the closing "NAME: N passed, N failed, N skipped"
-# of a stage's LOG to the totals, shows its skips, and all of it if
-# something failed (a stage that broke before its closing line: 1 failed).
+# of a stage's LOG to the totals, shows its skips, and all of it and the
+# names of what failed if something did (a stage that broke before its
+# closing line: 1 failed).
 add_stage() {
+	stage=$2
 	line=$(grep "^$2: [0-9]* passed, [0-9]* failed" "$1" | tail -1)
 	grep -h '^\(asan \|ubsan \|tsan \)\?SKIP: ' "$1" || true
 	if [ -z "$line" ]; then
@@ -36,7 +49,14 @@ add_stage() {
 	fi
 	set -- "$1" $(echo "$line" | sed 's/[^0-9]\+/ /g')
 	pass=$((pass + $2)) failed=$((failed + $3)) skip=$((skip + ${4:-0}))
-	[ "$3" -eq 0 ] || cat "$1"
+	[ "$3" -eq 0 ] && return
+	cat "$1"
+	failed_note="$failed_note ($stage: $(echo $(sed -n 's/^\([a-z]* \)\?\(FAIL\|ERROR\|XPASS\): //p' "$1")))"
+}
+# failed_tests SUITE-LOG: the tests that failed in the automake suite
+# whose test-suite.log is SUITE-LOG, on one line.
+failed_tests() {
+	[ -f "$1" ] && echo $(sed -n 's/^\(FAIL\|ERROR\|XPASS\): //p' "$1")
 }
 if [ -f "$log" ]; then
 	for f in $(find tests -name '*.log' ! -name test-suite.log | sort); do
@@ -45,17 +65,26 @@ if [ -f "$log" ]; then
 	pass=$(count PASS) fail=$(count FAIL) err=$(count ERROR) xpass=$(count XPASS) skip=$(count SKIP)
 	failed=$((fail + err + xpass)) failed_note=
 	[ "$failed" -eq 0 ] || cat "$log"
+	[ "$failed" -eq 0 ] || failed_note=" ($(failed_tests "$log"))"
 	[ "$failed" -eq 0 ] || status=1
-	if [ "$status" -eq 0 ] && ! make -j"$jobs" distcheck >distcheck.log 2>&1; then
+	# shellcheck disable=SC2046
+	if [ "$status" -eq 0 ] &&
+		! make -j"$jobs" distcheck TESTS="$(echo $(scripts/sanitize.sh --uncovered))" >distcheck.log 2>&1; then
 		tail -n 30 distcheck.log
+		dlog=$(find . -path '*/_build/sub/test-suite.log' | head -1)
+		[ -z "$dlog" ] || cat "$dlog"
 		echo "make distcheck failed: the tarball is incomplete or its tests fail (distcheck.log)"
 		status=1
-		failed=$((failed + 1)) failed_note=" (make distcheck)"
+		failed=$((failed + 1)) failed_note=" (make distcheck${dlog:+: $(failed_tests "$dlog")})"
 	fi
+	lap distcheck
 	scripts/sanitize.sh >sanitize.log 2>&1 || status=1
 	add_stage sanitize.log sanitize
+	lap sanitize
 	scripts/fuzz.sh "${FUZZ_SECONDS:-30}" >fuzz.log 2>&1 || status=1
 	add_stage fuzz.log fuzz
+	lap fuzz
+	echo "time: $laps"
 	echo "tests: $pass passed, $failed failed$failed_note, $skip skipped"
 else
 	echo "tests: 0 passed, 1 failed (the build or the harness broke before any test ran)"
