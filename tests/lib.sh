@@ -13,6 +13,12 @@ t_outside=
 trap 't_stop_children; t_remove_outside; if [ "$t_keep" = 0 ]; then rm -rf "$t_dir"; else echo "scratch kept in $t_dir" >&2; fi' EXIT
 cd "$t_dir"
 
+# python3: the interpreter configure found behind the python3 on PATH,
+# which may be a version manager's shim ten times slower to start.
+if [ -n "${PYTHON3:-}" ]; then
+	python3() { "$PYTHON3" "$@"; }
+fi
+
 # t_reap PID: PID, started in the background, is stopped when the test
 # exits if it still runs, on every path (a failure anywhere, a pass), so
 # no test leaves a process behind: a bpftrace left attached slows every

@@ -11,8 +11,8 @@ AM_TESTS_ENVIRONMENT = \
 	MTRACE_LIB='$(abs_top_builddir)/sdt/.libs/libmtrace.so'; \
 	MTRACECTL_LIB='$(abs_top_builddir)/sdt/.libs/libmtracectl.so'; \
 	PATH="$${MT_TEST_PATH:+$$MT_TEST_PATH:}"'$(abs_top_builddir)/tools:$(abs_top_builddir)/converter:$(abs_top_builddir)/trace_run:'"$$PATH"; \
-	BPFTRACE='$(BPFTRACE)'; STAP='$(STAP)'; READELF='$(READELF)'; \
-	export top_srcdir top_builddir MTRACE_LIB MTRACECTL_LIB PATH BPFTRACE STAP READELF;
+	BPFTRACE='$(BPFTRACE)'; STAP='$(STAP)'; READELF='$(READELF)'; PYTHON3='$(PYTHON3)'; \
+	export top_srcdir top_builddir MTRACE_LIB MTRACECTL_LIB PATH BPFTRACE STAP READELF PYTHON3;
 TEST_EXTENSIONS = .sh
 SH_LOG_COMPILER = $(SHELL)
 EXTRA_DIST += tests/lib.sh
