@@ -3,6 +3,7 @@
  * tests and benchmark, through lib/'s writer.
  *
  *   run_synth SCENARIO OUT [N]
+ *   run_synth prodcons OUT N SIZE
  *
  * Scenarios:
  *   basic      one thread: malloc, calloc, realloc, free; ideal peak 1300
@@ -16,8 +17,10 @@
  *   idle       one thread, timed: malloc, then malloc 2^50 ns (13 days) later,
  *              free
  *   prodcons   2 threads, timed: a producer makes N (default 1000) blocks of
- *              64 KiB, one every 100 us, and signals each; a consumer frees
- *              each 50 us after it was made: one block live at a time.
+ *              SIZE bytes (default 64 KiB), one every 100 us, and signals
+ *              each; a consumer frees each 50 us after it was made: one
+ *              block live at a time, paced (unpaced, the producer may run
+ *              ahead by all of them).
  *   stall      one thread, malloc(RUN_STALL_SIZE): tests/run_stall.so blocks there
  *   huge       one thread: recorded successes no allocator can grant (pvalloc
  *              of 2^64 - 101, malloc and realloc of 2^63, an overflowing
@@ -292,19 +295,19 @@ static void idle(struct synth *s)
 	fr(s, t, MT_CALL_FREE, a, 0);
 }
 
-static void prodcons(struct synth *s, uint64_t n)
+static void prodcons(struct synth *s, uint64_t n, uint64_t size)
 {
-	enum { SIZE = 64 << 10, EVERY_NS = 100000 };
+	enum { EVERY_NS = 100000 };
 	int p = thread(s, 1300), c = thread(s, 1301);
 	for (uint64_t i = 0; i < n; i++) {
-		struct mt_op o = { .code = MT_CALL_MALLOC, .size = SIZE, .delta_ns = EVERY_NS };
-		o.new_obj = new_obj(s, SIZE);
+		struct mt_op o = { .code = MT_CALL_MALLOC, .size = size, .delta_ns = EVERY_NS };
+		o.new_obj = new_obj(s, size);
 		op(s, p, &o);
 		sync_op(s, p, MT_OP_SIGNAL, i);
 		sync_op(s, c, MT_OP_WAIT, i);
 		struct mt_op fo = { .code = MT_CALL_FREE, .old_obj = o.new_obj,
 				    .delta_ns = i ? EVERY_NS : EVERY_NS + EVERY_NS / 2 };
-		live_add(s, -(int64_t)SIZE);
+		live_add(s, -(int64_t)size);
 		op(s, c, &fo);
 	}
 }
@@ -417,14 +420,14 @@ static void hold(struct synth *s, uint64_t bytes)
 		f(s, t, first + i);
 }
 
-static void run(struct synth *s, const char *name, uint64_t n)
+static void run(struct synth *s, const char *name, uint64_t n, uint64_t size)
 {
 	if (!strcmp(name, "basic")) basic(s);
 	else if (!strcmp(name, "every")) every(s);
 	else if (!strcmp(name, "handoff")) handoff(s, n ? n : 100);
 	else if (!strcmp(name, "timed")) timed(s);
 	else if (!strcmp(name, "idle")) idle(s);
-	else if (!strcmp(name, "prodcons")) prodcons(s, n ? n : 1000);
+	else if (!strcmp(name, "prodcons")) prodcons(s, n ? n : 1000, size ? size : 64 << 10);
 	else if (!strcmp(name, "stall")) m(s, thread(s, 900), RUN_STALL_SIZE);
 	else if (!strcmp(name, "huge")) huge(s);
 	else if (!strcmp(name, "freenull")) free_nulls(s, n ? n : 20000);
@@ -451,17 +454,18 @@ static void run(struct synth *s, const char *name, uint64_t n)
 int main(int argc, char **argv)
 {
 	struct synth s = { 0 };
-	if (argc < 3 || argc > 4) {
-		fprintf(stderr, "usage: run_synth SCENARIO OUT [N]\n");
+	if (argc < 3 || argc > 5 || (argc == 5 && strcmp(argv[1], "prodcons"))) {
+		fprintf(stderr, "usage: run_synth SCENARIO OUT [N], or run_synth prodcons OUT N SIZE\n");
 		return 2;
 	}
-	uint64_t n = argc == 4 ? strtoull(argv[3], NULL, 10) : 0;
+	uint64_t n = argc >= 4 ? strtoull(argv[3], NULL, 10) : 0;
+	uint64_t size = argc == 5 ? strtoull(argv[4], NULL, 10) : 0;
 	int timing = !strcmp(argv[1], "timed") || !strcmp(argv[1], "idle") ||
 		     !strcmp(argv[1], "prodcons");
 	s.w = mt_wl_writer_open(argv[2], 1, timing, 8, &s.e);
 	if (!s.w)
 		die(&s);
-	run(&s, argv[1], n);
+	run(&s, argv[1], n, size);
 	struct mt_wl_info totals = {
 		.objects = s.next_obj + (uint64_t)s.extra_object,
 		.syncs = s.syncs + (uint64_t)s.extra_sync,
