@@ -75,7 +75,7 @@ count() {
 	failed=$((failed + bad))
 	grep -h '^SKIP: ' "$1"/tests/*.log 2>/dev/null | sed "s/^/$2 /" || true
 	if [ "$bad" -ne 0 ]; then
-		grep -E '^(FAIL|ERROR|XPASS):' "$log" | sed "s/^/$2 /"
+		grep -E '^(FAIL|ERROR|XPASS): [^ ]+$' "$log" | sed "s/^/$2 /"
 		cat "$log"
 	fi
 }

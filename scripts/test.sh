@@ -51,12 +51,14 @@ add_stage() {
 	pass=$((pass + $2)) failed=$((failed + $3)) skip=$((skip + ${4:-0}))
 	[ "$3" -eq 0 ] && return
 	cat "$1"
-	failed_note="$failed_note ($stage: $(echo $(sed -n 's/^\([a-z]* \)\?\(FAIL\|ERROR\|XPASS\): //p' "$1")))"
+	failed_note="$failed_note ($stage: $(echo $(sed -n -e 's/^\(\(asan\|ubsan\|tsan\) \)\(FAIL\|ERROR\|XPASS\): \([^ ]*\)$/\1\4/p' \
+		-e 's/^FAIL: \(tsan .*\)/\1/p' -e 's/^fuzz\.sh: \(fuzz_[a-z]*\) FAILED.*/\1/p' "$1")))"
 }
 # failed_tests SUITE-LOG: the tests that failed in the automake suite
-# whose test-suite.log is SUITE-LOG, on one line.
+# whose test-suite.log is SUITE-LOG, on one line (its section headings; the
+# failed tests' own lines it quotes say "FAIL: name: reason").
 failed_tests() {
-	[ -f "$1" ] && echo $(sed -n 's/^\(FAIL\|ERROR\|XPASS\): //p' "$1")
+	[ -f "$1" ] && echo $(sed -n 's/^\(FAIL\|ERROR\|XPASS\): \([^ ]*\)$/\2/p' "$1")
 }
 if [ -f "$log" ]; then
 	for f in $(find tests -name '*.log' ! -name test-suite.log | sort); do
