@@ -23,11 +23,15 @@ targets=${FUZZ_TARGETS:-trace wl log}
 out=${FUZZ_BUILD:-build-fuzz}
 cc=${CLANG:-clang}
 
-if ! command -v "$cc" >/dev/null 2>&1; then
-	echo "fuzz.sh: $cc not found (scripts/deps.sh test installs it)" >&2
+# broke STATUS MESSAGE: fuzzing could not start; one failure in the
+# closing line, which scripts/test.sh reads.
+broke() {
+	echo "fuzz.sh: $2" >&2
 	echo "fuzz: 0 passed, 1 failed, 0 skipped"
-	exit 2
-fi
+	exit "$1"
+}
+
+command -v "$cc" >/dev/null 2>&1 || broke 2 "$cc not found (scripts/deps.sh test installs it)"
 
 # The library sources the targets need: every lib/*.c (the format library).
 mkdir -p "$out/obj" "$out/corpus"
@@ -36,12 +40,7 @@ mkdir -p "$out/obj" "$out/corpus"
 san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 cflags="-std=gnu11 -g -O1 -pthread $san -I$out -Ilib -Isdt -Ifuzz"
 jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
-case $jobs in '' | *[!0-9]* | 0*)
-	echo "fuzz.sh: FUZZ_JOBS='$jobs' is not a positive number" >&2
-	echo "fuzz: 0 passed, 1 failed, 0 skipped"
-	exit 2
-	;;
-esac
+case $jobs in '' | *[!0-9]* | 0*) broke 2 "FUZZ_JOBS='$jobs' is not a positive number" ;; esac
 objs= compiles=
 for src in lib/*.c fuzz/fuzz_file.c; do
 	o="$out/obj/$(basename "$src" .c).o"
@@ -53,14 +52,10 @@ for src in lib/*.c fuzz/fuzz_file.c; do
 	objs="$objs $o"
 done
 for pid in $compiles; do
-	wait "$pid" || {
-		echo "fuzz.sh: compiling the library for the targets failed" >&2
-		echo "fuzz: 0 passed, 1 failed, 0 skipped"
-		exit 1
-	}
+	wait "$pid" || broke 1 "compiling the library for the targets failed"
 done
 
-status=0 passed=0 failed=0 running=
+status=0 passed=0 failed=0 running= nrunning=0
 # reap: waits for the targets in $running ("TARGET:PID ..."), counting each.
 reap() {
 	for tp in $running; do
@@ -75,7 +70,7 @@ reap() {
 			status=1 failed=$((failed + 1))
 		fi
 	done
-	running=
+	running= nrunning=0
 }
 for t in $targets; do
 	# shellcheck disable=SC2086
@@ -85,8 +80,8 @@ for t in $targets; do
 	"$out/fuzz_$t" -max_total_time="$secs" -print_final_stats=1 \
 		-artifact_prefix="$out/" "$@" "$out/corpus/$t" "fuzz/seeds/$t" \
 		>"$out/fuzz_$t.log" 2>&1 &
-	running="$running $t:$!"
-	[ "$(echo $running | wc -w)" -lt "$jobs" ] || reap
+	running="$running $t:$!" nrunning=$((nrunning + 1))
+	[ "$nrunning" -lt "$jobs" ] || reap
 done
 reap
 echo "fuzz: $passed passed, $failed failed, 0 skipped"
