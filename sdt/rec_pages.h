@@ -24,7 +24,9 @@
  * fallocate made the pages already (tmpfs).  Best effort. */
 void mt_pages_write_zeros(struct mt_file *f, uint64_t off, uint32_t size);
 
-/* Faults the mapped window [m, m+size) in, writable. */
+/* Faults the mapped window [m, m+size) in, writable, and touches each page
+ * from this thread, so that no first store of the recording thread costs
+ * more than another. */
 void mt_pages_populate(uint8_t *m, uint32_t size);
 
 #endif
