@@ -7,7 +7,8 @@
  * window's zeros (0.1-0.3 ms a MiB): a thread that asks for it then waits
  * for that one write at most.  The helper's own cost: per window a
  * fallocate, a 64-byte pwrite, an mmap, a pwrite of zeros, the populate
- * and an munmap; it sleeps until a thread asks (a check every 100 ms).
+ * and a load from each page (rec_pages.c), and an munmap; it sleeps until
+ * a thread asks (a check every 100 ms).
  *
  * A claimed window is made padding (a window header with tid 0, which
  * readers skip) before it is mapped, so a window prepared but never used -

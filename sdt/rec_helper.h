@@ -5,7 +5,8 @@
  * A recording thread only writes into memory already mapped and faulted
  * in: while it fills one window, the helper claims its next one in the
  * file, maps it and populates it (MADV_POPULATE_WRITE where the kernel has
- * it), and it unmaps the windows that are full.  The thread then swaps a
+ * it, then a load from each page for a hypervisor's shadow page tables,
+ * rec_pages.c), and it unmaps the windows that are full.  The thread then swaps a
  * pointer at a window's end (mt_window_open).  Without the helper (it could
  * not be started, or has not been yet) threads do that work themselves, as
  * before.
