@@ -10,8 +10,9 @@
 #   process, so that each has a processor of its own.
 # Each target starts from its checked-in seeds (fuzz/seeds/TARGET) and
 # keeps what it learns in FUZZ_BUILD/corpus/TARGET; a crash leaves its input
-# in FUZZ_BUILD/crash-* and fails this script.  Ends with one line
-# "fuzz: N passed, N failed, 0 skipped", a target being one test.  The library is built from
+# in FUZZ_BUILD/crash-* and fails this script.  Ends with the line
+# "fuzz: N passed, N failed, 0 skipped", a target being one test, after
+# "fuzz failed: fuzz_TARGET..." where one failed.  The library is built from
 # the sources directly (not through configure) so that fuzzing needs no
 # second configured tree beside the developer's own.
 set -eu
@@ -27,6 +28,7 @@ cc=${CLANG:-clang}
 # closing line, which scripts/test.sh reads.
 broke() {
 	echo "fuzz.sh: $2" >&2
+	echo "fuzz failed: fuzz.sh (broke)"
 	echo "fuzz: 0 passed, 1 failed, 0 skipped"
 	exit "$1"
 }
@@ -55,7 +57,7 @@ for pid in $compiles; do
 	wait "$pid" || broke 1 "compiling the library for the targets failed"
 done
 
-status=0 passed=0 failed=0 running= nrunning=0
+status=0 passed=0 failed=0 failed_names= running= nrunning=0
 # reap: waits for the targets in $running ("TARGET:PID ..."), counting each.
 reap() {
 	for tp in $running; do
@@ -67,7 +69,7 @@ reap() {
 		else
 			tail -n 40 "$out/fuzz_$t.log" >&2
 			echo "fuzz.sh: fuzz_$t FAILED (input saved under $out/)" >&2
-			status=1 failed=$((failed + 1))
+			status=1 failed=$((failed + 1)) failed_names="$failed_names fuzz_$t"
 		fi
 	done
 	running= nrunning=0
@@ -84,5 +86,6 @@ for t in $targets; do
 	[ "$nrunning" -lt "$jobs" ] || reap
 done
 reap
+[ -z "$failed_names" ] || echo "fuzz failed:$failed_names"
 echo "fuzz: $passed passed, $failed failed, 0 skipped"
 exit $status

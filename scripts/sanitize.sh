@@ -14,7 +14,8 @@
 #          synthetic ones (tsan_workloads)
 # Builds live in build-san/ (configured from `make distdir`, so the trees
 # are what ships).  Prints "PASS: ..." or "FAIL: ..." per test and ends
-# with "sanitize: N passed, N failed, N skipped"; exits 1 on any failure.
+# with "sanitize failed: NAME, NAME..." where something failed, then
+# "sanitize: N passed, N failed, N skipped"; exits 1 on any failure.
 # --uncovered prints the tests that no stage runs (the ASan exclusions the
 # UBSan stage does not take): scripts/test.sh gives them to distcheck, so
 # that between them every test runs once from the shipped tree.
@@ -60,22 +61,30 @@ if [ "$stages" = --uncovered ]; then
 	exit 0
 fi
 
-passed=0 failed=0 skipped=0
-# count DIR: adds DIR's test-suite.log to the totals; prints what failed.
+passed=0 failed=0 skipped=0 failed_names=
+# note_failure NAME: one more failure, named in the closing lines.
+note_failure() {
+	failed=$((failed + 1))
+	failed_names="${failed_names:+$failed_names, }$1"
+}
+# count DIR STAGE: adds DIR's test-suite.log to the totals; prints what
+# failed.
 count() {
 	log=$1/test-suite.log
 	if [ ! -f "$log" ]; then
 		echo "FAIL: $2 (no test-suite.log: the build or the harness broke)"
-		failed=$((failed + 1))
+		note_failure "$2 (broke)"
 		return
 	fi
 	n() { sed -n "s/^# $1: *//p" "$log" | head -1; }
 	passed=$((passed + $(n PASS))) skipped=$((skipped + $(n SKIP)))
 	bad=$(($(n FAIL) + $(n ERROR) + $(n XPASS)))
-	failed=$((failed + bad))
 	grep -h '^SKIP: ' "$1"/tests/*.log 2>/dev/null | sed "s/^/$2 /" || true
 	if [ "$bad" -ne 0 ]; then
-		grep -E '^(FAIL|ERROR|XPASS): [^ ]+$' "$log" | sed "s/^/$2 /"
+		for t in $(sed -n 's/^\(FAIL\|ERROR\|XPASS\): \([^ ]*\)$/\2/p' "$log"); do
+			echo "$2 FAIL: $t"
+			note_failure "$2 $t"
+		done
 		cat "$log"
 	fi
 }
@@ -115,7 +124,7 @@ tsan_replay() {
 	else
 		echo "FAIL: tsan $name"
 		cat "$wl.out"
-		failed=$((failed + 1))
+		note_failure "tsan $name"
 	fi
 }
 
@@ -139,7 +148,7 @@ tsan_workloads() {
 		tsan_replay "prodcons --pace" "$d/prodcons.wl" --pace
 	else
 		echo "FAIL: tsan workloads: recording run_mt or writing the workloads failed"
-		failed=$((failed + 1))
+		note_failure "tsan workloads"
 	fi
 }
 
@@ -188,5 +197,6 @@ for stage in $stages; do
 		;;
 	esac
 done
+[ -z "$failed_names" ] || echo "sanitize failed: $failed_names"
 echo "sanitize: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -36,8 +36,8 @@ log=test-suite.log
 count() { sed -n "s/^# $1: *//p" "$log" | head -1; }
 # add_stage LOG NAME: adds the closing "NAME: N passed, N failed, N skipped"
 # of a stage's LOG to the totals, shows its skips, and all of it and the
-# names of what failed if something did (a stage that broke before its
-# closing line: 1 failed).
+# names its "NAME failed: ..." line gives if something failed (a stage that
+# broke before its closing line: 1 failed).
 add_stage() {
 	stage=$2
 	line=$(grep "^$2: [0-9]* passed, [0-9]* failed" "$1" | tail -1)
@@ -51,8 +51,7 @@ add_stage() {
 	pass=$((pass + $2)) failed=$((failed + $3)) skip=$((skip + ${4:-0}))
 	[ "$3" -eq 0 ] && return
 	cat "$1"
-	failed_note="$failed_note ($stage: $(echo $(sed -n -e 's/^\(\(asan\|ubsan\|tsan\) \)\(FAIL\|ERROR\|XPASS\): \([^ ]*\)$/\1\4/p' \
-		-e 's/^FAIL: \(tsan .*\)/\1/p' -e 's/^fuzz\.sh: \(fuzz_[a-z]*\) FAILED.*/\1/p' "$1")))"
+	failed_note="$failed_note ($stage: $(sed -n "s/^$stage failed: *//p" "$1" | tail -1))"
 }
 # failed_tests SUITE-LOG: the tests that failed in the automake suite
 # whose test-suite.log is SUITE-LOG, on one line (its section headings; the
