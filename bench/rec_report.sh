@@ -20,13 +20,14 @@ spread() {
 # (wall less the time the loop's threads waited, runnable, for a
 # processor, plus the process's CPU time outside the loops - a tracer's
 # helper threads' - times `share`: the wall time the run would have taken
-# alone on the machine).
+# alone on the machine), helper (that CPU time outside the loops, a call).
 figure_expr() {
 	case $1 in
 	wall) echo '$2' ;;
 	faults) echo '$3' ;;
 	cpu) echo '$4' ;;
 	own) echo '$2 - $5 + $6 * share' ;;
+	helper) echo '$6' ;;
 	esac
 }
 
@@ -45,6 +46,7 @@ of() {
 }
 ns_of() { of wall "$@"; }
 faults_of() { of faults "$@"; }
+helper_of() { of helper "$@"; }
 
 # paired FIGURE C T: each round's figure of C less the untraced run's of
 # the same round, one a line: what the machine's drift between rounds
@@ -69,8 +71,8 @@ spread_text() {
 }
 
 report() {
-	printf '%-7s %-11s %8s %6s %8s %9s %9s %10s %9s %10s\n' threads contender ns/call ratio \
-		"added ns" "cpu added" "own added" bytes/call faults/1k instr/call
+	printf '%-7s %-11s %8s %6s %8s %9s %9s %9s %10s %9s %10s\n' threads contender ns/call ratio \
+		"added ns" "cpu added" "own added" helper bytes/call faults/1k instr/call
 	for t in 1 2; do
 		for c in $contenders; do
 			n=$(ns_of "$c" "$t") || continue
@@ -80,9 +82,10 @@ report() {
 			b=$(cat "$work/b.$c.$t" 2>/dev/null || echo -)
 			awk -v t="$t" -v c="$c" -v n="$n" -v u="$u" -v a="$(added_of "$c" "$t")" \
 				-v ca="$(cpu_added_of "$c" "$t")" -v oa="$(own_added_of "$c" "$t")" \
-				-v b="$b" -v f="$(faults_of "$c" "$t")" -v ir="$ir" 'BEGIN {
-				printf "%-7s %-11s %8.2f %6.2f %8.2f %9.2f %9.2f %10s %9.2f %10s\n",
-					t, c, n, n / u, a, ca, oa, b, f, ir }'
+				-v h="$(helper_of "$c" "$t")" -v b="$b" -v f="$(faults_of "$c" "$t")" \
+				-v ir="$ir" 'BEGIN {
+				printf "%-7s %-11s %8.2f %6.2f %8.2f %9.2f %9.2f %9.2f %10s %9.2f %10s\n",
+					t, c, n, n / u, a, ca, oa, h, b, f, ir }'
 		done
 	done
 	cat <<EOF
@@ -98,6 +101,9 @@ the loop's threads waited, runnable, for a processor, plus the process's
 CPU time outside the loops (a helper thread's) where the program's threads
 leave no processor free ($(nproc) here): the run's wall time had it had the
 machine to itself.
+helper: the process's CPU time outside the loops (a tracer's helper
+threads': the recorder's page work, heaptrack's interpreter), ns a call,
+median of the runs; the untraced program's is its main thread's.
 faults/1k: minor page faults in the loop per 1000 calls (getrusage): fresh
 trace pages.  instr/call: callgrind, the loop only, 1 thread, $cg_calls calls.
 bytes/call: our trace size / records; floor 32; heaptrack and mtrace() file
