@@ -104,14 +104,18 @@ done
 
 # Cuts at every byte of an open window's first records: each reads the
 # complete records before the cut, never fewer than a shorter cut did.
+# One awk a cut does what records and expect_subset do (156 cuts, each
+# process start counts): it prints the count, or a record not in closed.txt.
 prev=0
 for cut in $(seq 20545 20700); do
-	cp open.mtr cutrec.mtr
-	truncate -s $cut cutrec.mtr
-	records cutrec.mtr >cutrec.txt
-	expect_subset "cut at $cut" cutrec.txt
+	head -c $cut open.mtr >cutrec.mtr
+	mtrace-dump cutrec.mtr 2>warn.txt >cutrec.txt || true
 	grep -q "truncated at offset $cut" warn.txt || fail "cut at $cut: $(cat warn.txt)"
-	n=$(wc -l <cutrec.txt)
+	n=$(awk 'NR == FNR { want[$0]; next }
+		/^#/ { next }
+		{ sub(/  [-+][0-9.]*  /, "  "); if (!($0 in want)) { print "not in the original: " $0; exit } n++ }
+		END { print n + 0 }' closed.txt cutrec.txt)
+	case $n in *[!0-9]*) fail "cut at $cut: $n" ;; esac
 	[ "$n" -ge "$prev" ] || fail "cut at $cut: $n records, $prev at the byte before"
 	prev=$n
 done
