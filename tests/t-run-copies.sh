@@ -49,16 +49,23 @@ for wl in one.wl one-timed.wl cold.wl two.wl two-timed.wl; do
 		"--touch=page"; do
 		# shellcheck disable=SC2086 # $how is several options
 		trace_run --json $how "$wl" >r.json 2>err || fail "$wl $how: $(cat err)"
-		for c in malloc calloc realloc free; do
-			expect_eq "$wl $how: $c count" "$(expected "$wl" "$c" | grep . || echo 0)" \
-				"$(jget r.json "['calls'].get('$c', {}).get('count', 0)")"
-		done
-		expect_eq "$wl $how: ideal peak" "$(expected "$wl" ideal_peak)" \
-			"$(jget r.json "['ideal_peak_bytes']")"
-		expect_eq "$wl $how: calls failing now" 0 "$(jget r.json "['failed_now']")"
-		[ "$wl" != cold.wl ] ||
-			expect_eq "$wl $how: prefetching threads" 1 \
-				"$(jget r.json "['prefetching_threads']")"
+		jgets r.json "['calls'].get('malloc', {}).get('count', 0)" \
+			"['calls'].get('calloc', {}).get('count', 0)" \
+			"['calls'].get('realloc', {}).get('count', 0)" \
+			"['calls'].get('free', {}).get('count', 0)" \
+			"['ideal_peak_bytes']" "['failed_now']" "['prefetching_threads']" >r.vals
+		{
+			for c in malloc calloc realloc free; do
+				read -r n
+				expect_eq "$wl $how: $c count" "$(expected "$wl" "$c" | grep . || echo 0)" "$n"
+			done
+			read -r n
+			expect_eq "$wl $how: ideal peak" "$(expected "$wl" ideal_peak)" "$n"
+			read -r n
+			expect_eq "$wl $how: calls failing now" 0 "$n"
+			read -r n
+			[ "$wl" != cold.wl ] || expect_eq "$wl $how: prefetching threads" 1 "$n"
+		} <r.vals
 	done
 done
 for wl in one-timed.wl two-timed.wl; do
