@@ -22,11 +22,10 @@ block=65536
 expect_eq "recorded peak" $block "$(expected pc.wl ideal_peak)"
 for run in 1 2 3; do
 	trace_run --json --touch=none pc.wl >pc.json 2>err || fail "run $run: $(cat err)"
-	expect_eq "run $run: ideal peak" $block "$(jget pc.json "['ideal_peak_bytes']")"
-	expect_eq "run $run: clocked" True "$(jget pc.json "['clocked']")"
-	expect_eq "run $run: window" 3 "$(jget pc.json "['window_us']")"
-	expect_eq "run $run: recorded peak" 64 "$(jget pc.json "['recorded_ideal_kb']")"
-	expect_eq "run $run: byte cap" $((block + block / 32)) "$(jget pc.json "['ideal_cap_bytes']")"
+	expect_eq "run $run: ideal peak, clocked, window, recorded peak, byte cap" \
+		"$block True 3 64 $((block + block / 32))" \
+		"$(echo $(jgets pc.json "['ideal_peak_bytes']" "['clocked']" "['window_us']" \
+			"['recorded_ideal_kb']" "['ideal_cap_bytes']"))"
 done
 trace_run --json --touch=none --pace pc.wl >pace.json 2>err || fail "--pace: $(cat err)"
 expect_eq "--pace: ideal peak" $block "$(jget pace.json "['ideal_peak_bytes']")"
