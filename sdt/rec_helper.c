@@ -213,16 +213,22 @@ void mt_helper_want(struct mt_slot *s, struct mt_file *f, uint32_t size)
 	pthread_cond_signal(&wake);
 }
 
+void mt_helper_release(uint8_t *base, uint32_t size)
+{
+	if (base == filling)
+		done_with = 1; /* the helper unmaps it when it has populated it */
+	else
+		munmap(base, size);
+}
+
 void mt_helper_unmap(struct mt_slot *s, uint8_t *base, uint32_t size)
 {
-	if (base == filling) {
-		done_with = 1; /* the helper unmaps it when it has populated it */
-	} else if (running && !s->old_base) {
+	if (base != filling && running && !s->old_base) {
 		s->old_base = base;
 		s->old_size = size;
 		pthread_cond_signal(&wake);
 	} else {
-		munmap(base, size);
+		mt_helper_release(base, size);
 	}
 }
 

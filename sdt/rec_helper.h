@@ -47,6 +47,11 @@ void mt_helper_want(struct mt_slot *s, struct mt_file *f, uint32_t size);
  * runs and has room for it, else here. */
 void mt_helper_unmap(struct mt_slot *s, uint8_t *base, uint32_t size);
 
+/* [base, base+size) is unmapped now, or, if it is the window the helper is
+ * still filling (taken by a thread that has since gone), by the helper
+ * when it is done: it reads every page it fills. */
+void mt_helper_release(uint8_t *base, uint32_t size);
+
 /* The window the helper is filling is taken by its thread as it stands:
  * the helper leaves it mapped when done. */
 void mt_helper_hand_over(void);

@@ -108,7 +108,7 @@ static uint32_t retire(struct mt_slot *s, unsigned epoch)
 {
 	uint32_t n = close_open_window(s, epoch, 1);
 	if (s->base)
-		munmap(s->base, s->size);
+		mt_helper_release(s->base, s->size);
 	drop_prepared(s);
 	if (s->old_base)
 		munmap(s->old_base, s->old_size);
