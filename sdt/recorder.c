@@ -99,8 +99,9 @@ void mt_record_slow(struct mt_rec r)
 		first_record(t);
 	/* A stamp's moment is now, before a stack walk that may take long:
 	 * another thread may already be handed the block this call freed. */
-	int stamp = mt_record_stamped(t, &r);
-	uint64_t ts = stamp ? mt_clock_ts() : 0;
+	int alone;
+	int stamp = mt_record_stamped(t, &r, &alone);
+	uint64_t ts = stamp ? mt_record_ts(&r, alone) : 0;
 	if (mt_call_allocates(r.call) && mt_stack_depth)
 		r.stack = mt_stack_capture();
 	unsigned e = __atomic_load_n(&mt_rec_epoch, __ATOMIC_RELAXED);
@@ -111,7 +112,7 @@ void mt_record_slow(struct mt_rec r)
 		 * the window's base_ts, is later than its call, and the sparse
 		 * rule counts from it (recorder.h). */
 		stamp = 1;
-		ts = mt_clock_ts();
+		ts = mt_record_ts(&r, alone);
 	}
 	mt_record_commit(t, &r, ts, stamp, t->codec.stacks);
 out:

@@ -180,10 +180,11 @@ static inline __attribute__((always_inline)) int mt_record_regions_alone(unsigne
  *   thread of a block there makes the region shared first, and writes.
  */
 static inline __attribute__((always_inline)) int mt_record_stamped(struct mt_tls *t,
-								     const struct mt_rec *r)
+								     const struct mt_rec *r,
+								     int *alone_out)
 {
 	unsigned dense = mt_stamp_rule();
-	int alone = mt_record_regions_alone(t->region_token, r);
+	int alone = *alone_out = mt_record_regions_alone(t->region_token, r);
 	int due = (t->count & (MT_SPARSE_STAMP_EVERY - 1)) == 0;
 	if (!dense)
 		return due;
@@ -285,15 +286,36 @@ static inline __attribute__((always_inline)) int mt_record_fast_ok(struct mt_tls
 				1);
 }
 
+/*
+ * The stamp of r's record; `alone` as mt_record_stamped found it.  A call
+ * that passes in a block another thread may have handed it through memory
+ * (a queue, an exchange) must not read the clock before the load that got
+ * the block has completed: freed and reused at once by the allocator, the
+ * block would seem freed before the allocation it frees, and trace2wl
+ * would pair the free with the block's previous life (tests/conv_handoff:
+ * 2,000 contradictions and t-conv-real failed in 4 of 22 runs, on a VM
+ * whose cores take ~100 ns to pass each other a line; 0 of 40 fenced).
+ * A block in regions its thread has had to itself cannot have come from
+ * another thread, and an allocation's stamp reading early is harmless
+ * (trace2wl parks an allocation of a live address until its free): those
+ * stay unfenced.
+ */
+static inline __attribute__((always_inline)) uint64_t mt_record_ts(const struct mt_rec *r,
+								    int alone)
+{
+	return mt_call_has_in(r->call) && !alone ? mt_clock_ts_ordered() : mt_clock_ts();
+}
+
 /* mt_record's fast path, where mt_record_fast_ok says so. */
 static inline __attribute__((always_inline)) void mt_record_fast(struct mt_tls *t, struct mt_rec *r)
 {
 	t->busy = 1;
 	mt_compiler_barrier(); /* a signal handler from here on sees busy */
-	int stamp = mt_record_stamped(t, r);
+	int alone;
+	int stamp = mt_record_stamped(t, r, &alone);
 	/* No stacks for an allocating call here (mt_record_fast_ok): a
 	 * constant, so its code has no stack field and a tag byte fewer. */
-	mt_record_commit(t, r, stamp ? mt_clock_ts() : 0, stamp,
+	mt_record_commit(t, r, stamp ? mt_record_ts(r, alone) : 0, stamp,
 			 mt_call_allocates(r->call) ? 0 : t->codec.stacks);
 	t->last_freed = mt_call_has_in(r->call) ? r->ptr_in : 0;
 	mt_compiler_barrier();
