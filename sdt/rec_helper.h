@@ -6,10 +6,10 @@
  * in: while it fills one window, the helper claims its next one in the
  * file, maps it and populates it (MADV_POPULATE_WRITE where the kernel has
  * it, then a load from each page for a hypervisor's shadow page tables,
- * rec_pages.c), and it unmaps the windows that are full.  The thread then swaps a
- * pointer at a window's end (mt_window_open).  Without the helper (it could
- * not be started, or has not been yet) threads do that work themselves, as
- * before.
+ * rec_pages.c), and it unmaps the windows that are full.  The thread then
+ * swaps a pointer at a window's end (mt_window_open).  Without the helper
+ * (it could not be started, or has not been yet) threads do that work
+ * themselves, as before.
  *
  * The helper is started where recording starts outside any allocator call
  * (recorder.c: the constructor, the control API, a forked child's fork

@@ -292,10 +292,8 @@ static inline __attribute__((always_inline)) int mt_record_fast_ok(struct mt_tls
  * (a queue, an exchange) must not read the clock before the load that got
  * the block has completed: freed and reused at once by the allocator, the
  * block would seem freed before the allocation it frees, and trace2wl
- * would pair the free with the block's previous life (tests/conv_handoff:
- * 2,000 contradictions and t-conv-real failed in 4 of 22 runs, on a VM
- * whose cores take ~100 ns to pass each other a line; 0 of 40 fenced).
- * A block in regions its thread has had to itself cannot have come from
+ * would pair the free with the block's previous life (tests/conv_handoff,
+ * t-conv-real; docs/BENCHMARKS.md, issue #15's tenth round).  A block in regions its thread has had to itself cannot have come from
  * another thread, and an allocation's stamp reading early is harmless
  * (trace2wl parks an allocation of a live address until its free): those
  * stay unfenced.
