@@ -11,19 +11,18 @@ expected() {
 	awk -v k="$2" '$1 == k { print $2 }' "$1.expect"
 }
 
-# jget JSON-FILE PATH: one value from trace_run --json output, by a Python
-# path such as "['calls']['malloc']['count']"; fails unless it parses.
-jget() {
-	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d$2)" "$1" ||
-		fail "$1: not JSON with $2"
+# jgets JSON-FILE PATH...: values from trace_run --json output, one a line,
+# by Python paths such as "['calls']['malloc']['count']"; fails unless they
+# parse.  One python3 start for all (each costs 30-90 ms here).
+jgets() {
+	json_file=$1
+	shift
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1]))
+for p in sys.argv[2:]: print(eval('d' + p))" "$json_file" "$@" || fail "$json_file: not JSON with $*"
 }
 
-# jgets JSON-FILE PATH...: the values at the PATHs, one a line, from one
-# python3 start (each costs 30-90 ms here) where a loop would make many.
-jgets() {
-	python3 -c "import json,sys; d=json.load(open(sys.argv[1]))
-for p in sys.argv[2:]: print(eval('d' + p))" "$@" || fail "$1: not JSON with $*"
-}
+# jget JSON-FILE PATH: one such value.
+jget() { jgets "$1" "$2"; }
 
 # expect_calls WHAT STATS RUN: the replay (trace_run --json, in RUN) made
 # each call type as often as the workload holds (trace2wl --stats --json).
