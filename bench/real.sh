@@ -38,7 +38,7 @@
 # Per-call times are shown as "-" for a program of under 100,000 calls
 # (zstd): there they measure process start-up, not calls.
 #
-# Usage: bench/real.sh [--quick | --scale N] [--stacks] [--runs N] [--rt] [--rec-only] [--callgrind] [--cg-scale N] [--only NAME,...] [--builddir DIR] [--dir DIR] [--keep]
+# Usage: bench/real.sh [--quick | --scale N] [--stacks] [--runs N] [--replays N] [--rt] [--rec-only] [--callgrind] [--cg-scale N] [--only NAME,...] [--builddir DIR] [--dir DIR] [--keep]
 set -eu
 
 me=real.sh
@@ -69,6 +69,12 @@ under 10 minutes on a quiet 2-core machine.
                   interval, and the more pairs the narrower), and
                   with --stacks each of the third table's contenders N
                   times, keeping its fastest run (default 1: 2 pairs and 1)
+  --replays N     convert and replay each trace N times (default 3) and
+                  keep the run of median trace2wl CPU time and the replay of
+                  median own ns: one replay's own ns can be a third off
+                  the next's (cc1: 6.5 to 20 ns on an idle machine), as the
+                  timer's cost, which it subtracts, moves with the calls
+                  around it
   --rec-only      measure the recording alone: no replay (the conversion
                   still runs: it counts the calls); --scale 4 --runs 30
                   --rec-only --rt is the recording verdict's run, about 6
@@ -136,6 +142,7 @@ With --callgrind (valgrind's counts, on the input divided by --cg-scale):
   +LL miss        misses of the 1 MiB L2 it adds a call (the trace's own
                   lines, one per 64 bytes written, are most of them)
   t2w M/s         million calls / trace2wl's CPU time; (wall): / its wall time
+                  (the conversion of median CPU time of --replays)
   t2w MB          trace2wl's peak RSS
   wl B/call       workload bytes / calls
   replay s        trace_run's whole run (loading included), wall
@@ -147,7 +154,9 @@ With --callgrind (valgrind's counts, on the input divided by --cg-scale):
                   or more (a throttle of --rt's threads: 50 ms) and leaves
                   it out, but not shorter preemptions in shorter calls, so
                   on a busy machine without --rt this is too low (even
-                  below 0): see preempt
+                  below 0): see preempt.  The median of --replays replays;
+                  the other columns are that replay's
+  own range       the smallest and the largest own ns of those replays
   mon ns          the rest of trace_run's CPU time per call ("Monitor"): the
                   monitor thread's RSS readings every millisecond and the
                   main thread, a cost per second of replay, not per call
@@ -185,6 +194,7 @@ dir=${TMPDIR:-/tmp}
 keep=0
 stacks=0
 runs=1
+replays=3
 ht_mem=6000000
 rt=
 rec_only=0
@@ -200,6 +210,8 @@ while [ $# -gt 0 ]; do
 	--stacks) stacks=1 ;;
 	--runs) [ $# -ge 2 ] || die "--runs needs a number"; runs=$2; shift ;;
 	--runs=*) runs=${1#--runs=} ;;
+	--replays) [ $# -ge 2 ] || die "--replays needs a number"; replays=$2; shift ;;
+	--replays=*) replays=${1#--replays=} ;;
 	--only) [ $# -ge 2 ] || die "--only needs a list"; only=$2; shift ;;
 	--only=*) only=${1#--only=} ;;
 	--builddir) [ $# -ge 2 ] || die "--builddir needs a directory"; builddir=$2; shift ;;
@@ -221,6 +233,7 @@ done
 pick_programs --only "$only"
 [ -d "$dir" ] && [ -w "$dir" ] || die "--dir: '$dir' is not a writable directory"
 case $runs in '' | *[!0-9]* | 0*) die "--runs: '$runs' is not a number of runs from 1" ;; esac
+case $replays in '' | *[!0-9]* | 0*) die "--replays: '$replays' is not a number of replays from 1" ;; esac
 case $scale in '' | *[!0-9]* | 0*) die "--scale: '$scale' is not a divisor from 1" ;; esac
 case $ht_mem in '' | *[!0-9]* | 0*) die "--ht-mem: '$ht_mem' is not a number of KB" ;; esac
 case $cg_scale in '' | *[!0-9]* | 0*) die "--cg-scale: '$cg_scale' is not a divisor from 1" ;; esac
@@ -291,6 +304,33 @@ fastest() {
 	done
 	echo "$best_line" >"$fname.time"
 }
+
+# of_median NAME N FIGURE RUN...: timed NAME RUN..., N times, each after
+# NAME_before (a function), and keeps as NAME.time and NAME.out the run
+# whose FIGURE (a function printing a number from them) is the median of
+# the runs' (of an even count, the lower middle one); NAME.all holds
+# every run's figure, one a line.
+of_median() {
+	mname=$1 mruns=$2 figure=$3
+	shift 3
+	: >"$mname.all"
+	for r in $(seq "$mruns"); do
+		"${mname}_before"
+		timed "$mname" "$@" || return 1
+		"$figure" >>"$mname.all"
+		mv "$mname.time" "$mname.$r.time"
+		mv "$mname.out" "$mname.$r.out"
+	done
+	r=$(awk '{ print $1, NR }' "$mname.all" | sort -n -k1,1 |
+		awk -v m=$(((mruns + 1) / 2)) 'NR == m { print $2 }')
+	cp "$mname.$r.time" "$mname.time"
+	cp "$mname.$r.out" "$mname.out"
+	for r in $(seq "$mruns"); do rm -f "$mname.$r.time" "$mname.$r.out"; done
+}
+conv_before() { rm -f "$d/t.wl"; }
+conv_cpu() { field conv.time 3; }
+replay_before() { :; }
+replay_own() { json_num replay.out own_ns_per_call; }
 
 # median FILE: the median of the numbers in FILE, one a line (of an even
 # count, the mean of the middle two).  spread FILE: their largest less
@@ -437,12 +477,16 @@ measure() {
 			recorded_run && untraced_run || return 0
 		fi
 	done
-	say "$p: converting"
-	timed conv direct "$t2w" --json "$d/t.wl" "$d/t.mtr" || { fail_row trace2wl conv; return 0; }
-	if [ "$rec_only" = 0 ]; then
-		say "$p: replaying"
-		timed replay direct $rt "$replay" --touch=none --json "$d/t.wl" ||
-			{ fail_row trace_run replay; return 0; }
+	if [ "$rec_only" = 1 ]; then
+		say "$p: converting"
+		timed conv direct "$t2w" --json "$d/t.wl" "$d/t.mtr" ||
+			{ fail_row trace2wl conv; return 0; }
+	else
+		say "$p: converting and replaying, $replays times"
+		of_median conv "$replays" conv_cpu direct "$t2w" --json "$d/t.wl" "$d/t.mtr" ||
+			{ fail_row trace2wl conv; return 0; }
+		of_median replay "$replays" replay_own direct $rt "$replay" --touch=none --json \
+			"$d/t.wl" || { fail_row trace_run replay; return 0; }
 	fi
 
 	calls=$(json_num conv.out calls)
@@ -482,11 +526,14 @@ measure() {
 	clock_ns=-
 	! grep -q '"clocked":true' replay.out ||
 		clock_ns=$(per_call "$(json_num replay.out clock_ns_per_call)")
-	printf '%-9s %7s %7s %8s %9s %9s %8s %8s %8s %8s %8s %9s %10s\n' "$p" \
+	own_range=-
+	[ "$calls" -lt 100000 ] ||
+		own_range="$(sort -n replay.all | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.1f..%.1f\n", lo, hi }')"
+	printf '%-9s %7s %7s %8s %9s %9s %8s %12s %8s %8s %8s %8s %9s %10s\n' "$p" \
 		"$(fmt=%.2f per_call "$calls / ($conv_cpu / 1e9) / 1e6")" \
 		"$(fmt=%.2f per_call "$calls / ($conv_ns / 1e9) / 1e6")" "$(calc "$conv_kb / 1024")" \
 		"$(fmt=%.2f calc "$wbytes / $calls")" "$(fmt=%.2f calc "$rep_ns / 1e9")" \
-		"$(per_call "$(json_num replay.out own_ns_per_call)")" \
+		"$(per_call "$(json_num replay.out own_ns_per_call)")" "$own_range" \
 		"$(per_call "$(json_num replay.out monitor_ns_per_call)")" "$clock_ns" \
 		"$(calc "$(json_num replay.out timer_ns_per_call)")" "$(json_num replay.out preempted)" \
 		"$(calc "$before_kb / 1024")" "$(calc "$rep_kb / 1024")" >rep.row
@@ -532,6 +579,7 @@ echo "machine: $(nproc) cpus, $(awk -F': ' '/^model name/ { print $2; exit }' /p
 	"$(uname -r), glibc $(ldd --version | awk 'NR == 1 { print $NF }')"
 echo "load average at start: $start_load; at end: $(load); run took $minutes min"
 echo "untraced and recorded: $((runs > 2 ? runs : 2)) pairs, each pair's order the last one's reversed${rt:+, under $rt}"
+[ "$rec_only" = 1 ] || echo "conversions and replays: $replays of each trace; the rows keep the median run's"
 [ "$runs" = 1 ] || [ "$stacks" = 0 ] || echo "stacks contenders: the fastest of $runs runs each"
 echo "tools: $B ($(cd "$srcdir" && git describe --always --dirty 2>/dev/null || echo 'not a git tree'))"
 echo
@@ -556,8 +604,8 @@ fi
 [ "$rec_only" = 0 ] || exit 0
 echo
 echo "Conversion (trace2wl) and replay (trace_run --touch=none, glibc${rt:+, $rt})"
-printf '%-9s %7s %7s %8s %9s %9s %8s %8s %8s %8s %8s %9s %10s\n' program "t2w M/s" "(wall)" \
-	"t2w MB" "wl B/call" "replay s" "own ns" "mon ns" "clock ns" "timer ns" preempt "before MB" \
+printf '%-9s %7s %7s %8s %9s %9s %8s %12s %8s %8s %8s %8s %9s %10s\n' program "t2w M/s" "(wall)" \
+	"t2w MB" "wl B/call" "replay s" "own ns" "own range" "mon ns" "clock ns" "timer ns" preempt "before MB" \
 	"tr peak MB"
 for p in $programs; do [ ! -f "$work/$p/rep.row" ] || cat "$work/$p/rep.row"; done
 if ls "$work"/*/order.row >/dev/null 2>&1; then
