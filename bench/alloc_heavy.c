@@ -41,7 +41,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#define LIVE_SLOTS 4096 /* bounded live set: about half the slots hold a block */
+/* The bounded live set: about half the slots hold a block.  --live sets
+ * the slots, a power of two: 4096 keep the blocks in the caches, 2^21 and
+ * more make most calls miss them, as in a program with a large heap. */
+static uint64_t live_slots = 4096;
+static unsigned live_bits = 12;
 #define MAX_THREADS 64
 
 struct worker {
@@ -138,8 +142,8 @@ __attribute__((noinline)) void alloc_loop(void **slot, uint64_t calls, uint64_t 
 	}
 	for (uint64_t i = 0; i < calls; i++) {
 		uint64_t r = next_random(rng);
-		void **s = &slot[r % LIVE_SLOTS];
-		r >>= 12;
+		void **s = &slot[r & (live_slots - 1)];
+		r >>= live_bits;
 		if (*s == NULL) {
 			*s = allocate(r);
 		} else if (r % 10 == 0) {
@@ -156,7 +160,7 @@ __attribute__((noinline)) void alloc_loop(void **slot, uint64_t calls, uint64_t 
 static void *work(void *arg)
 {
 	struct worker *w = arg;
-	void **slot = calloc(LIVE_SLOTS, sizeof *slot);
+	void **slot = calloc(live_slots, sizeof *slot);
 	if (!slot) {
 		fprintf(stderr, "alloc_heavy: out of memory for the slot table\n");
 		exit(1);
@@ -176,7 +180,7 @@ static void *work(void *arg)
 	getrusage(RUSAGE_THREAD, &w->ru1);
 
 	w->made = 1 + w->calls + 1; /* slot table calloc, the loop, its free */
-	for (size_t i = 0; i < LIVE_SLOTS; i++) {
+	for (size_t i = 0; i < live_slots; i++) {
 		if (slot[i]) {
 			free(slot[i]);
 			w->made++;
@@ -190,9 +194,12 @@ static void *work(void *arg)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: alloc_heavy [--calls N] [--threads T] [--seed S] [--tight] [--in-main]\n"
+		"Usage: alloc_heavy [--calls N] [--threads T] [--seed S] [--live SLOTS] [--tight]\n"
+		"                   [--in-main]\n"
 		"Makes N allocator calls in each of T threads (default 2000000, 1) and prints\n"
 		"the loop's time per call, page faults and context switches on one line.\n"
+		"--live SLOTS keeps up to that many blocks live a thread (a power of two from\n"
+		"2 to 2^30; default 4096, which fit in the caches).\n"
 		"--tight makes them malloc(32) and free of it, over and over (N even).\n"
 		"--in-main makes them in the main thread, starting none (T must be 1).\n"
 		"With MALLOC_TRACE set and libc_malloc_debug.so preloaded, glibc's mtrace()\n"
@@ -248,6 +255,7 @@ int main(int argc, char **argv)
 		{"calls", required_argument, NULL, 'n'},
 		{"threads", required_argument, NULL, 't'},
 		{"seed", required_argument, NULL, 's'},
+		{"live", required_argument, NULL, 'l'},
 		{"tight", no_argument, NULL, 'T'},
 		{"in-main", no_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'},
@@ -257,11 +265,20 @@ int main(int argc, char **argv)
 	uint64_t calls = 2000000, seed = 1;
 	unsigned threads = 1;
 	int c, in_main = 0;
-	while ((c = getopt_long(argc, argv, "n:t:s:TMhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:t:s:l:TMhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n': calls = parse_count("calls", optarg, UINT64_C(1) << 40); break;
 		case 't': threads = (unsigned)parse_count("threads", optarg, MAX_THREADS); break;
 		case 's': seed = parse_count("seed", optarg, UINT64_MAX); break;
+		case 'l':
+			live_slots = parse_count("live", optarg, UINT64_C(1) << 30);
+			if (live_slots < 2 || (live_slots & (live_slots - 1))) {
+				fprintf(stderr, "alloc_heavy: --live: '%s' is not a power of two from 2\n",
+					optarg);
+				return 2;
+			}
+			live_bits = (unsigned)__builtin_ctzll(live_slots);
+			break;
 		case 'T': tight = 1; break;
 		case 'M': in_main = 1; break;
 		case 'h': usage(stdout); return 0;

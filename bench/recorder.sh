@@ -15,7 +15,7 @@
 # fails the build.
 #
 # Usage: bench/recorder.sh [--calls N] [--quick] [--reps N] [--builddir DIR]
-#                          [--disk-dir DIR] [--tight] [--in-main]
+#                          [--disk-dir DIR] [--tight] [--live SLOTS] [--in-main]
 #                          [--only LIST]
 # shellcheck source-path=SCRIPTDIR
 set -eu
@@ -46,6 +46,11 @@ then PASS or MISS for each recorder target.
   --disk-dir DIR  where traces are kept on disk (default /var/tmp)
   --tight         time a tight malloc(32)/free loop (alloc_heavy --tight)
                   instead of alloc_heavy's mix
+  --live SLOTS    alloc_heavy's live set, slots a thread (a power of two;
+                  default 4096, which stay in the caches): 262144 make
+                  most calls miss the caches, as in a program with a large
+                  heap, where what the recorder adds a call also keeps
+                  the processor from running ahead to the next miss
   --in-main       1-thread runs make their calls in the main thread, which
                   starts no thread (alloc_heavy --in-main): a one-thread
                   program, which the recorder stamps sparsely; without it
@@ -65,7 +70,14 @@ while [ $# -gt 0 ]; do
 	--calls) [ $# -ge 2 ] || die "--calls needs a value"; number --calls "$2"; calls=$2; shift ;;
 	--reps) [ $# -ge 2 ] || die "--reps needs a value"; number --reps "$2"; reps=$2; shift ;;
 	--quick) quick=1 ;;
-	--tight) prog_args=" --tight" ;;
+	--tight) prog_args="$prog_args --tight" ;;
+	--live)
+		[ $# -ge 2 ] || die "--live needs a value"
+		number --live "$2"
+		[ "$2" -ge 2 ] && [ $(($2 & ($2 - 1))) = 0 ] || die "--live: '$2' is not a power of two from 2"
+		prog_args="$prog_args --live $2"
+		shift
+		;;
 	--in-main) one_args=" --in-main" ;;
 	--only) [ $# -ge 2 ] || die "--only needs a value"; only=$(echo "$2" | tr ',' ' '); shift ;;
 	--builddir) [ $# -ge 2 ] || die "--builddir needs a value"; builddir=$2; shift ;;
