@@ -104,8 +104,10 @@ ALWAYS_INLINE int record_fast(struct mt_rec r)
 		return 1;
 	if (!mt_record_fast_ok(&mt_tls, e, r.call))
 		return 0;
+	uint64_t ts;
+	int stamp = mt_record_fast_stamp(&mt_tls, &r, &ts);
 	complete_rec(&r);
-	mt_record_fast(&mt_tls, &r);
+	mt_record_fast_commit(&mt_tls, &r, ts, stamp);
 	return 1;
 }
 

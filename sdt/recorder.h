@@ -304,20 +304,47 @@ static inline __attribute__((always_inline)) uint64_t mt_record_ts(const struct 
 	return mt_call_has_in(r->call) && !alone ? mt_clock_ts_ordered() : mt_clock_ts();
 }
 
-/* mt_record's fast path, where mt_record_fast_ok says so. */
-static inline __attribute__((always_inline)) void mt_record_fast(struct mt_tls *t, struct mt_rec *r)
+/*
+ * mt_record's fast path, where mt_record_fast_ok says so, in two halves
+ * so that a caller can complete r between them: the first marks the
+ * thread busy, decides whether r is stamped and reads the clock (*ts);
+ * the second encodes and commits.  Nothing the first half reads of r is
+ * left for the caller to fill in: the call and its pointers only.  Why a
+ * caller waits: a fenced stamp (mt_record_ts) waits for every load
+ * before it, and a free's chunk header, read for its flags, is the load
+ * most likely to miss the caches in a program with a large heap; read
+ * after the stamp, its miss overlaps the record's work instead of
+ * holding the fence.
+ */
+static inline __attribute__((always_inline)) int mt_record_fast_stamp(struct mt_tls *t,
+								        const struct mt_rec *r,
+								        uint64_t *ts)
 {
 	t->busy = 1;
 	mt_compiler_barrier(); /* a signal handler from here on sees busy */
 	int alone;
 	int stamp = mt_record_stamped(t, r, &alone);
+	*ts = stamp ? mt_record_ts(r, alone) : 0;
+	return stamp;
+}
+
+static inline __attribute__((always_inline)) void mt_record_fast_commit(struct mt_tls *t,
+									  struct mt_rec *r,
+									  uint64_t ts, int stamp)
+{
 	/* No stacks for an allocating call here (mt_record_fast_ok): a
 	 * constant, so its code has no stack field and a tag byte fewer. */
-	mt_record_commit(t, r, stamp ? mt_record_ts(r, alone) : 0, stamp,
-			 mt_call_allocates(r->call) ? 0 : t->codec.stacks);
+	mt_record_commit(t, r, ts, stamp, mt_call_allocates(r->call) ? 0 : t->codec.stacks);
 	t->last_freed = mt_call_has_in(r->call) ? r->ptr_in : 0;
 	mt_compiler_barrier();
 	t->busy = 0;
+}
+
+static inline __attribute__((always_inline)) void mt_record_fast(struct mt_tls *t, struct mt_rec *r)
+{
+	uint64_t ts;
+	int stamp = mt_record_fast_stamp(t, r, &ts);
+	mt_record_fast_commit(t, r, ts, stamp);
 }
 
 static inline __attribute__((always_inline)) void mt_record(struct mt_rec *r)
