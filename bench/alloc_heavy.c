@@ -157,6 +157,40 @@ __attribute__((noinline)) void alloc_loop(void **slot, uint64_t calls, uint64_t 
 	}
 }
 
+/*
+ * --handoff: before its timed loop a thread gives every slot a block, and
+ * another thread frees one block in HANDOFF_EVERY and allocates its
+ * replacement, so that every region the loop's blocks lie in has seen the
+ * calls of two threads, as in a program that hands blocks between
+ * threads: the recorder then stamps each free there after a fence
+ * (sdt/recorder.h, mt_record_ts).  Untimed, and counted in program_calls.
+ */
+static int handoff;
+enum { HANDOFF_EVERY = 512 };
+
+static void *hand_over(void *arg)
+{
+	void **slot = arg;
+	for (uint64_t i = 0; i < live_slots; i += HANDOFF_EVERY) {
+		free(slot[i]);
+		slot[i] = malloc(48);
+	}
+	return NULL;
+}
+
+/* The calls it made. */
+static uint64_t share_regions(void **slot, uint64_t *rng)
+{
+	for (uint64_t i = 0; i < live_slots; i++)
+		slot[i] = allocate(next_random(rng) >> live_bits);
+	pthread_t th;
+	if (pthread_create(&th, NULL, hand_over, slot) != 0 || pthread_join(th, NULL) != 0) {
+		fprintf(stderr, "alloc_heavy: --handoff: cannot start a thread\n");
+		exit(1);
+	}
+	return live_slots + 2 * ((live_slots + HANDOFF_EVERY - 1) / HANDOFF_EVERY);
+}
+
 static void *work(void *arg)
 {
 	struct worker *w = arg;
@@ -165,6 +199,7 @@ static void *work(void *arg)
 		fprintf(stderr, "alloc_heavy: out of memory for the slot table\n");
 		exit(1);
 	}
+	uint64_t set_up = handoff ? share_regions(slot, &w->rng) : 0;
 	int sched = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
 	pthread_barrier_wait(&start_line);
 	getrusage(RUSAGE_THREAD, &w->ru0);
@@ -179,7 +214,7 @@ static void *work(void *arg)
 		close(sched);
 	getrusage(RUSAGE_THREAD, &w->ru1);
 
-	w->made = 1 + w->calls + 1; /* slot table calloc, the loop, its free */
+	w->made = 1 + set_up + w->calls + 1; /* slot table calloc, the loop, its free */
 	for (size_t i = 0; i < live_slots; i++) {
 		if (slot[i]) {
 			free(slot[i]);
@@ -195,12 +230,14 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: alloc_heavy [--calls N] [--threads T] [--seed S] [--live SLOTS] [--tight]\n"
-		"                   [--in-main]\n"
+		"                   [--handoff] [--in-main]\n"
 		"Makes N allocator calls in each of T threads (default 2000000, 1) and prints\n"
 		"the loop's time per call, page faults and context switches on one line.\n"
 		"--live SLOTS keeps up to that many blocks live a thread (a power of two from\n"
 		"2 to 2^30; default 4096, which fit in the caches).\n"
 		"--tight makes them malloc(32) and free of it, over and over (N even).\n"
+		"--handoff fills the slots first and has another thread free and replace one\n"
+		"block in 512, so that every region the blocks lie in is shared.\n"
 		"--in-main makes them in the main thread, starting none (T must be 1).\n"
 		"With MALLOC_TRACE set and libc_malloc_debug.so preloaded, glibc's mtrace()\n"
 		"logs the calls.\n");
@@ -257,6 +294,7 @@ int main(int argc, char **argv)
 		{"seed", required_argument, NULL, 's'},
 		{"live", required_argument, NULL, 'l'},
 		{"tight", no_argument, NULL, 'T'},
+		{"handoff", no_argument, NULL, 'H'},
 		{"in-main", no_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
@@ -265,7 +303,7 @@ int main(int argc, char **argv)
 	uint64_t calls = 2000000, seed = 1;
 	unsigned threads = 1;
 	int c, in_main = 0;
-	while ((c = getopt_long(argc, argv, "n:t:s:l:TMhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:t:s:l:THMhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n': calls = parse_count("calls", optarg, UINT64_C(1) << 40); break;
 		case 't': threads = (unsigned)parse_count("threads", optarg, MAX_THREADS); break;
@@ -280,11 +318,16 @@ int main(int argc, char **argv)
 			live_bits = (unsigned)__builtin_ctzll(live_slots);
 			break;
 		case 'T': tight = 1; break;
+		case 'H': handoff = 1; break;
 		case 'M': in_main = 1; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("alloc_heavy (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION); return 0;
 		default: usage(stderr); return 2;
 		}
+	}
+	if (tight && handoff) {
+		fprintf(stderr, "alloc_heavy: --handoff has no slots to share with --tight\n");
+		return 2;
 	}
 	if (in_main && threads != 1) {
 		fprintf(stderr, "alloc_heavy: --in-main needs --threads 1\n");

@@ -15,7 +15,8 @@
 # fails the build.
 #
 # Usage: bench/recorder.sh [--calls N] [--quick] [--reps N] [--builddir DIR]
-#                          [--disk-dir DIR] [--tight] [--live SLOTS] [--in-main]
+#                          [--disk-dir DIR] [--tight] [--live SLOTS] [--handoff]
+#                          [--in-main]
 #                          [--only LIST]
 # shellcheck source-path=SCRIPTDIR
 set -eu
@@ -51,6 +52,10 @@ then PASS or MISS for each recorder target.
                   most calls miss the caches, as in a program with a large
                   heap, where what the recorder adds a call also keeps
                   the processor from running ahead to the next miss
+  --handoff       alloc_heavy --handoff: the slots filled first, and one
+                  block in 512 freed and replaced by another thread, so
+                  that the recorder stamps every free after a fence, as
+                  in a program that hands blocks between threads
   --in-main       1-thread runs make their calls in the main thread, which
                   starts no thread (alloc_heavy --in-main): a one-thread
                   program, which the recorder stamps sparsely; without it
@@ -71,6 +76,7 @@ while [ $# -gt 0 ]; do
 	--reps) [ $# -ge 2 ] || die "--reps needs a value"; number --reps "$2"; reps=$2; shift ;;
 	--quick) quick=1 ;;
 	--tight) prog_args="$prog_args --tight" ;;
+	--handoff) prog_args="$prog_args --handoff" ;;
 	--live)
 		[ $# -ge 2 ] || die "--live needs a value"
 		number --live "$2"
@@ -87,6 +93,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+case $prog_args in *--tight*--handoff* | *--handoff*--tight*) die "--handoff has no slots to share with --tight" ;; esac
 # --quick scales down only what was not given explicitly.
 if [ -n "$quick" ]; then
 	: "${calls:=1000000}" "${reps:=3}"
