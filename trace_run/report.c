@@ -145,7 +145,11 @@ static void timer_line(FILE *out, const struct rt_result *res)
 	else
 		fprintf(out, "%s at %.1f MHz (%s)", t->source == RT_TIMER_CNTVCT ? "counter" : "TSC",
 			t->tsc_mhz, t->freq_source);
-	fprintf(out, ", %s %s of timer cost subtracted per call\n", rt_comma(t->overhead), t->unit);
+	fprintf(out, ", %s %s of timer cost subtracted per call", rt_comma(t->overhead), t->unit);
+	/* A counter that moves in steps (a VM's TSC) times no call finer. */
+	if (t->step > 1)
+		fprintf(out, "; the counter moves %s %s at a time", rt_comma(t->step), t->unit);
+	fputc('\n', out);
 }
 
 /* The own cost, how often other processes took the processor, and the time
@@ -307,10 +311,10 @@ void rt_report_json(FILE *out, const struct rt_result *res)
 		(unsigned long long)(res->recorded_span_ns / 1000u), res->clocked ? "true" : "false", (unsigned long long)res->window_us, (unsigned long long)res->ideal_cap, (unsigned long long)res->idle_stretches,
 		(unsigned long long)res->idle_cut_ns);
 	fprintf(out, "\"timer\":{\"source\":\"%s\",\"chosen_by\":\"%s\",\"tsc_mhz\":%.1f,"
-		"\"freq_source\":\"%s\",\"overhead\":%llu,\"pair_cost\":%llu},",
+		"\"freq_source\":\"%s\",\"overhead\":%llu,\"pair_cost\":%llu,\"step\":%llu},",
 		rt_timer_name(res->timer.source), res->timer.chosen_by, res->timer.tsc_mhz,
 		res->timer.freq_key, (unsigned long long)res->timer.overhead,
-		(unsigned long long)res->timer.pair_cost);
+		(unsigned long long)res->timer.pair_cost, (unsigned long long)res->timer.step);
 	struct own_cost c = own_cost(res);
 	fprintf(out, "\"threads_cpu_usec\":%llu,\"own_ns_per_call\":%.2f,\"timer_ns_per_call\":%.2f,"
 		"\"clock_ns_per_call\":%.2f,\"monitor_ns_per_call\":%.2f,\"clock_waits\":%llu,"

@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <assert.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,21 +137,48 @@ int rt_timer_check(enum rt_timer_source want, const char **why)
 	return -1;
 }
 
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t r = a % b;
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
 /*
- * The median of many back-to-back readings: what a timed region costs when
- * it holds nothing.  The median, not the minimum, so that subtracting it
- * leaves a typical call's figure unbiased.
+ * What a timed region costs when it holds nothing: the mean of many
+ * back-to-back readings, leaving out those over four times their median
+ * (an interrupt or a preemption inside the region), so that subtracting
+ * it leaves a typical call's figure unbiased.  The mean, not the median:
+ * a counter may advance in steps (a family-25 EPYC VM's TSC moves 26
+ * cycles at a time, and an empty region reads 52 or 78, about two in
+ * three 52), and the median of two steps is one or the other from run to
+ * run, which moved every call's figure by a whole step between two
+ * replays of the same workload (docs/BENCHMARKS.md).  *step gets that
+ * step: the greatest common divisor of the gaps between the regions'
+ * first readings, which the loop's own work makes uneven.
  */
-static uint64_t empty_region_cost(enum rt_timer_source source)
+static uint64_t empty_region_cost(enum rt_timer_source source, uint64_t *step)
 {
 	static uint64_t d[CAL_ROUNDS];
+	uint64_t g = 0, last = rt_now(source);
 	for (int i = 0; i < CAL_ROUNDS; i++) {
 		uint64_t t0 = rt_now(source);
 		uint64_t t1 = rt_now(source);
 		d[i] = t1 - t0;
+		g = gcd_u64(t0 - last, g);
+		last = t0;
 	}
+	*step = g;
 	rt_sort_u64(d, CAL_ROUNDS);
-	return d[CAL_ROUNDS / 2];
+	uint64_t cutoff = 4 * d[CAL_ROUNDS / 2] + 4, sum = 0;
+	int kept = 0;
+	while (kept < CAL_ROUNDS && d[kept] <= cutoff)
+		sum += d[kept++];
+	assert(kept > CAL_ROUNDS / 2); /* the median is under its own cutoff */
+	return (sum + (uint64_t)kept / 2) / (uint64_t)kept;
 }
 
 /*
@@ -361,7 +389,7 @@ int rt_timer_init(enum rt_timer_source want, struct rt_timer_info *info, const c
 		     : info->source == RT_TIMER_CNTVCT ? "ticks"
 						       : "cycles";
 	frequency(&c, info);
-	info->overhead = empty_region_cost(info->source);
+	info->overhead = empty_region_cost(info->source, &info->step);
 	info->pair_cost = pair_cost(info->source);
 	return 0;
 }

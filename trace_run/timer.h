@@ -48,6 +48,9 @@ struct rt_timer_info {
 	const char *unit;            /* "cycles" (TSC), "ticks" (CNTVCT) or "ns" */
 	uint64_t overhead;           /* cost of an empty timed region, subtracted */
 	uint64_t pair_cost;          /* a call's two reads, all told: see rt_timer_init */
+	uint64_t step;               /* the counter's resolution, in its unit: 1 on most
+					machines, 26 cycles on a VM whose TSC moves in
+					steps; no call's figure is finer */
 	double tsc_mhz;              /* counter ticks per microsecond; 0 for clock */
 	const char *freq_source;     /* where tsc_mhz came from, for the report */
 	const char *freq_key;        /* the same, one word, for JSON */
