@@ -24,7 +24,9 @@
  * thread's loop in the main thread: a program that never starts a
  * thread, where the recorder's stamps are sparse (sdt/recorder.h); with a
  * worker thread the main thread records too (pthread_create's own
- * calloc), and so do two threads.
+ * calloc), and so do two threads.  --live makes the live set large enough
+ * to miss the caches, --handoff has another thread use every region the
+ * blocks lie in first (both below).
  */
 #include "config.h"
 
@@ -42,7 +44,7 @@
 #include <unistd.h>
 
 /* The bounded live set: about half the slots hold a block.  --live sets
- * the slots, a power of two: 4096 keep the blocks in the caches, 2^21 and
+ * the slots, a power of two: 4096 keep the blocks in the caches, 2^18 and
  * more make most calls miss them, as in a program with a large heap. */
 static uint64_t live_slots = 4096;
 static unsigned live_bits = 12;
@@ -178,7 +180,7 @@ static void *hand_over(void *arg)
 	return NULL;
 }
 
-/* The calls it made. */
+/* --handoff's set-up of a thread's slots; returns the calls it made. */
 static uint64_t share_regions(void **slot, uint64_t *rng)
 {
 	for (uint64_t i = 0; i < live_slots; i++)
