@@ -72,9 +72,10 @@ under 10 minutes on a quiet 2-core machine.
   --replays N     convert and replay each trace N times (default 3) and
                   keep the run of median trace2wl CPU time and the replay of
                   median own ns: one replay's own ns can be a third off
-                  the next's (cc1: 6.5 to 20 ns on an idle machine), as the
-                  timer's cost, which it subtracts, moves with the calls
-                  around it
+                  the next's (cc1: 6.2 to 11.3 ns on an idle VM whose TSC
+                  moves 26 cycles at a time), as what the timer's reads
+                  cost, which it subtracts, moves with the calls around
+                  them
   --rec-only      measure the recording alone: no replay (the conversion
                   still runs: it counts the calls); --scale 4 --runs 30
                   --rec-only --rt is the recording verdict's run, about 6
