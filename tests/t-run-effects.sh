@@ -78,7 +78,7 @@ for timer in auto $timers; do
 	{ read -r cost; read -r p50; read -r step; } <n.vals
 	[ "$cost" -gt 0 ] && [ "$cost" -lt 5000 ] || fail "--timer=$timer: timer cost $cost"
 	[ "$p50" -lt "$cost" ] || fail "--timer=$timer: free(NULL) p50 $p50, timer cost $cost not taken off"
-	[ "$step" -ge 1 ] && [ "$step" -le "$cost" ] || fail "--timer=$timer: counter step $step"
+	[ "$step" -ge 1 ] || fail "--timer=$timer: counter step $step"
 	trace_run --timer=$timer --touch=none n.wl >n.out || fail "--timer=$timer failed"
 	named=$(grep -c "^Timer: .*; the counter moves [0-9,]* [a-z]* at a time\$" n.out) || true
 	[ "$named" = "$([ "$step" -gt 1 ] && echo 1 || echo 0)" ] ||
