@@ -80,11 +80,27 @@ ALWAYS_INLINE void complete_rec(struct mt_rec *r)
 	}
 }
 
+/* Records r by the recorder's fast path if it can take it now (1, else 0),
+ * completing r after its stamp is read (recorder.h, mt_record_fast_stamp:
+ * a fenced stamp does not then wait for the chunk header's load). */
+ALWAYS_INLINE int record_now(unsigned e, struct mt_rec *r)
+{
+	if (!e || !mt_record_fast_ok(&mt_tls, e, r->call))
+		return 0;
+	uint64_t ts;
+	int stamp = mt_record_fast_stamp(&mt_tls, r, &ts);
+	complete_rec(r);
+	mt_record_fast_commit(&mt_tls, r, ts, stamp);
+	return 1;
+}
+
 /* Completes a record and records it. */
 ALWAYS_INLINE void record_call(struct mt_rec r)
 {
-	complete_rec(&r);
-	mt_record(&r);
+	if (!record_now(__atomic_load_n(&mt_rec_epoch, __ATOMIC_RELAXED), &r)) {
+		complete_rec(&r);
+		mt_record_slow(r);
+	}
 }
 
 /* A free's record, made at entry. */
@@ -100,15 +116,7 @@ ALWAYS_INLINE void record_free(unsigned call, void *p, size_t size, size_t align
 ALWAYS_INLINE int record_fast(struct mt_rec r)
 {
 	unsigned e = __atomic_load_n(&mt_rec_epoch, __ATOMIC_RELAXED);
-	if (!e)
-		return 1;
-	if (!mt_record_fast_ok(&mt_tls, e, r.call))
-		return 0;
-	uint64_t ts;
-	int stamp = mt_record_fast_stamp(&mt_tls, &r, &ts);
-	complete_rec(&r);
-	mt_record_fast_commit(&mt_tls, &r, ts, stamp);
-	return 1;
+	return !e || record_now(e, &r);
 }
 
 /* A free the deriver does not watch: recorded if the recorder is on, and

@@ -293,10 +293,11 @@ static inline __attribute__((always_inline)) int mt_record_fast_ok(struct mt_tls
  * the block has completed: freed and reused at once by the allocator, the
  * block would seem freed before the allocation it frees, and trace2wl
  * would pair the free with the block's previous life (tests/conv_handoff,
- * t-conv-real; docs/BENCHMARKS.md, issue #15's tenth round).  A block in regions its thread has had to itself cannot have come from
- * another thread, and an allocation's stamp reading early is harmless
- * (trace2wl parks an allocation of a live address until its free): those
- * stay unfenced.
+ * t-conv-real; docs/BENCHMARKS.md, issue #15's tenth round).  A block in
+ * regions its thread has had to itself cannot have come from another
+ * thread, and an allocation's stamp reading early is harmless (trace2wl
+ * parks an allocation of a live address until its free): those stay
+ * unfenced.
  */
 static inline __attribute__((always_inline)) uint64_t mt_record_ts(const struct mt_rec *r,
 								    int alone)
