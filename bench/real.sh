@@ -306,17 +306,15 @@ fastest() {
 	echo "$best_line" >"$fname.time"
 }
 
-# of_median NAME N FIGURE RUN...: timed NAME RUN..., N times, each after
-# NAME_before (a function), and keeps as NAME.time and NAME.out the run
-# whose FIGURE (a function printing a number from them) is the median of
-# the runs' (of an even count, the lower middle one); NAME.all holds
-# every run's figure, one a line.
+# of_median NAME N FIGURE RUN...: timed NAME RUN..., N times, and keeps as
+# NAME.time and NAME.out the run whose FIGURE (a function printing a
+# number from them) is the median of the runs' (of an even count, the
+# lower middle one); NAME.all holds every run's figure, one a line.
 of_median() {
 	mname=$1 mruns=$2 figure=$3
 	shift 3
 	: >"$mname.all"
 	for r in $(seq "$mruns"); do
-		"${mname}_before"
 		timed "$mname" "$@" || return 1
 		"$figure" >>"$mname.all"
 		mv "$mname.time" "$mname.$r.time"
@@ -328,9 +326,7 @@ of_median() {
 	cp "$mname.$r.out" "$mname.out"
 	for r in $(seq "$mruns"); do rm -f "$mname.$r.time" "$mname.$r.out"; done
 }
-conv_before() { rm -f "$d/t.wl"; }
 conv_cpu() { field conv.time 3; }
-replay_before() { :; }
 replay_own() { json_num replay.out own_ns_per_call; }
 
 # median FILE: the median of the numbers in FILE, one a line (of an even
@@ -484,7 +480,7 @@ measure() {
 			{ fail_row trace2wl conv; return 0; }
 	else
 		say "$p: converting and replaying, $replays times"
-		of_median conv "$replays" conv_cpu direct "$t2w" --json "$d/t.wl" "$d/t.mtr" ||
+		of_median conv "$replays" conv_cpu direct "$t2w" --force --json "$d/t.wl" "$d/t.mtr" ||
 			{ fail_row trace2wl conv; return 0; }
 		of_median replay "$replays" replay_own direct $rt "$replay" --touch=none --json \
 			"$d/t.wl" || { fail_row trace_run replay; return 0; }
