@@ -40,6 +40,22 @@ use_builddir() {
 	fi
 }
 
+# machine_line BUILD SCRATCH: the report's machine line, measured now (so
+# call it before the runs, while nothing else of the bench is running):
+# bench/machine_probe's core clock, instructions a cycle, RDTSC and random
+# reads, then the kernel and glibc.  A build tree from before the probe
+# gets it compiled in SCRATCH.
+machine_line() {
+	probe=$1/bench/machine_probe
+	make -s -C "$1" bench/machine_probe >/dev/null 2>&1 || {
+		probe=$2/machine_probe
+		${CC:-cc} -O2 -I"$1" -o "$probe" "$srcdir/bench/machine_probe.c" >&2 || probe=
+	}
+	line=$([ -z "$probe" ] || "$probe") ||
+		line="machine: $(nproc) cpus, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
+	echo "$line; $(uname -r), glibc $(ldd --version | awk 'NR == 1 { print $NF }')"
+}
+
 # json_num FILE KEY: the first number stored under "KEY" in FILE, or empty.
 json_num() { sed -n "s/.*\"$2\":\([0-9.eE+-]*\).*/\1/p" "$1" | head -n 1; }
 

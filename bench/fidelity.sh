@@ -113,6 +113,7 @@ if [ "$keep" = 1 ]; then
 else
 	trap 'rm -rf "$work"' EXIT
 fi
+machine=$(machine_line "$B" "$work")
 say() { echo "$me: $*" >&2; }
 
 # The allocators: glibc, then each one Debian packages that is installed,
@@ -197,8 +198,8 @@ study() {
 	# The table and the two taus, in awk: medians per allocator, ratios to
 	# glibc, and Kendall's tau-a over the allocator pairs.
 	echo "Fidelity: $title ($runs runs each, real and replayed)"
-	echo "machine: $(nproc) cpus, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo);" \
-		"load average now $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "$machine"
+	echo "load average now $(cut -d' ' -f1-3 /proc/loadavg)"
 	awk -v order="$names" -v tie="$tie" '
 		function median(list,   v, n, i, j, t) {
 			n = split(list, v, " ")

@@ -50,3 +50,8 @@ dist_noinst_SCRIPTS += bench/fidelity.sh
 
 # bench/export.sh: mtrace-report --export on the real-program corpus (issue #16 point 1).
 dist_noinst_SCRIPTS += bench/export.sh
+
+# bench/machine_probe: the machine's own speed (core clock, instructions a
+# cycle, RDTSC, random reads), the first line of every bench report.
+noinst_PROGRAMS += bench/machine_probe
+bench_machine_probe_SOURCES = bench/machine_probe.c

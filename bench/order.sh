@@ -92,6 +92,7 @@ make -s -C "$B" -j2 sdt/libmtracectl.la tests/run_mt converter/trace2wl trace_ru
 	die "cannot build the tools in $B"
 work=$(mktemp -d "$dir/mtk-order.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+machine=$(machine_line "$B" "$work")
 
 per_producer=$((messages / 3))
 wl=$work/pc.wl
@@ -111,8 +112,8 @@ else
 fi
 
 echo "Replay order: $what ($me${rt:+ --rt}), $(date -u '+%Y-%m-%d %H:%M UTC')"
-echo "machine: $(nproc) cpus, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo);" \
-	"load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "$machine"
+echo "load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "recorded: $recorded"
 # busy: the machine's busy processor time so far, in clock ticks
 busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat; }

@@ -267,6 +267,7 @@ make -s -C "$B" bench/cpu_time >/dev/null 2>&1 || {
 	${CC:-cc} -O2 -I"$B" -o "$cpu_time" "$srcdir/bench/cpu_time.c" ||
 		die "cannot build $srcdir/bench/cpu_time.c"
 }
+machine=$(machine_line "$B" "$work")
 
 say() { echo "$me: $*" >&2; }
 # issue #15's bound on what recording adds, ns a call, on every program.
@@ -572,8 +573,7 @@ done
 minutes=$(fmt=%.1f calc "($(now_ns) - $started) / 6e10")
 
 echo "Real-program corpus ($me$([ "$scale" = 1 ] || echo " --scale $scale")), $(date -u '+%Y-%m-%d %H:%M UTC')"
-echo "machine: $(nproc) cpus, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)," \
-	"$(uname -r), glibc $(ldd --version | awk 'NR == 1 { print $NF }')"
+echo "$machine"
 echo "load average at start: $start_load; at end: $(load); run took $minutes min"
 echo "untraced and recorded: $((runs > 2 ? runs : 2)) pairs, each pair's order the last one's reversed${rt:+, under $rt}"
 [ "$rec_only" = 1 ] || echo "conversions and replays: $replays of each trace; the rows keep the median run's"

@@ -75,8 +75,7 @@ available() {
 
 describe_run() {
 	echo "Recorder overhead: bench/alloc_heavy$prog_args${one_args:+ (1 thread:$one_args)}, $calls calls per thread, median of $reps runs"
-	echo "machine: $(nproc) cpus, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)," \
-		"$(uname -sr), $(ldd --version | awk 'NR == 1 { print $NF }') glibc"
+	machine_line "$B" "$work"
 	echo "disk dir: $diskdir ($(stat -f -c %T "$diskdir")); load average at start:" \
 		"$(cut -d' ' -f1 /proc/loadavg) (above 0.2, other processes share the CPUs: expect noise)"
 	for c in $all_contenders; do

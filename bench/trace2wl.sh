@@ -20,7 +20,10 @@
 # Usage: bench/trace2wl.sh [--quick] [--reps N] [--builddir DIR] [--dir DIR]
 set -eu
 
+me=trace2wl.sh
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=common.sh
+. "$srcdir/bench/common.sh"
 sizes="1000000 10000000 100000000"
 reps=3
 builddir=
@@ -76,7 +79,8 @@ command -v taskset >/dev/null && pin="taskset -c 0"
 work=$(mktemp -d "$dir/bench-trace2wl.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-echo "trace2wl conversion, $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "trace2wl conversion, load $(cut -d' ' -f1-3 /proc/loadavg)"
+machine_line "$builddir" "$work"
 printf '%-8s %11s %9s %8s %7s %10s %10s %10s %10s %7s\n' trace calls "trace MB" "wall s" "cpu s" \
 	"M calls/s" "M/cpu s" "peak RSS" "RSS bound" "B/call"
 

@@ -84,6 +84,7 @@ export MTRACE_LIBDIR=$B/sdt/.libs
 work=$(mktemp -d "$dir/mtk-t2w.XXXXXX")
 work=$(cd "$work" && pwd)
 trap 'rm -rf "$work"' EXIT
+machine=$(machine_line "$B" "$work")
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 # convert WHICH T2W: one conversion of t.mtr by T2W into WHICH.wl; keeps
@@ -108,7 +109,8 @@ instructions() {
 }
 
 echo "trace2wl on the real-program corpus ($me$([ "$scale" = 1 ] || echo ' --quick')), $(date -u '+%Y-%m-%d %H:%M UTC')"
-echo "machine: $(nproc) cpus, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo); load at start: $(load)"
+echo "$machine"
+echo "load at start: $(load)"
 echo "measured: $B/converter/trace2wl$([ -z "$before" ] || echo "; before: $before/converter/trace2wl"); best of $reps"
 printf '%-8s %-6s %10s %9s %8s %8s %9s %7s %6s %s\n' program build calls "live peak" "M/cpu s" "M/s" "RSS MiB" bound Ir/rec "30 M/cpu s"
 for p in $programs; do

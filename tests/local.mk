@@ -24,6 +24,7 @@ include tests/replay.mk
 include tests/diag.mk
 include tests/report.mk
 include tests/html.mk
+include tests/bench.mk
 
 # scripts/test.sh runs parts of the suite in its sanitizer builds: it asks
 # here which tests there are.
