@@ -65,14 +65,18 @@ static int fill_ahead(struct conv *c, struct src *x)
 	return rc < 0 ? -1 : 0;
 }
 
-/* s's head is now ahead[ahead_first]. */
-static inline int take_head(struct conv *c, uint32_t s)
+/* s's head is now ahead[ahead_first].  `several`: whether the trace has
+ * more than one thread (a constant in the loop); a lone thread that takes
+ * its next head is running, so it is neither parked nor held, and no other
+ * thread can be: there is no one to pull it for. */
+static inline __attribute__((always_inline)) int take_head(struct conv *c, uint32_t s,
+							    int several)
 {
 	struct src *x = &c->src[s];
 	x->head = &x->ahead[x->ahead_first].r;
 	x->recno = x->ahead[x->ahead_first].recno;
 	x->key = x->head->ts;
-	if (c->nparked || c->nholding)
+	if (several && (c->nparked || c->nholding))
 		pull_key(c, s);
 	c->res.records++;
 	return 1;
@@ -108,7 +112,7 @@ static inline __attribute__((always_inline)) int advance(struct conv *c, uint32_
 		return -1;
 	if (rc == 0)
 		x->ahead_count--;
-	return x->ahead_count ? take_head(c, s) : end_of_thread(x);
+	return x->ahead_count ? take_head(c, s, am_users(stride)) : end_of_thread(x);
 }
 
 int map_full(struct conv *c)
@@ -347,10 +351,14 @@ static void rejoin(struct conv *c)
 
 /* The loop, made once for each of timing and not, and of the map's two
  * strides (loop): both are constants in each, so a call pays no test of
- * them. */
+ * them.  The stride also says whether the trace has several threads (an
+ * am_user in each slot): the lone thread of the other copy is always
+ * source 0, never needs a handoff, and runs one burst from each wait to
+ * the next (about 15 instructions a record fewer on cc1plus's trace). */
 static inline __attribute__((always_inline)) int loop_as(struct conv *c, struct progress *p,
 							   int timing, size_t stride)
 {
+	const int several = am_users(stride);
 	for (;; rejoin(c)) {
 		if (!c->nheap) {
 			if (!c->nparked)
@@ -358,12 +366,13 @@ static inline __attribute__((always_inline)) int loop_as(struct conv *c, struct 
 			break_cycle(c);
 			continue;
 		}
-		uint32_t s = c->heap[0];
+		assert(several || (c->nsrc == 1 && c->nheap == 1 && c->heap[0] == 0));
+		uint32_t s = several ? c->heap[0] : 0;
 		struct src *x = &c->src[s];
 		/* Threads run in bursts: the top converts records while its key
 		 * stays below the others' and no step woke a thread (which may
 		 * change their keys), one compare a record instead of a sift. */
-		uint64_t limit = next_key(c);
+		uint64_t limit = several ? next_key(c) : UINT64_MAX;
 		int rc;
 		do {
 			enum step how;
@@ -385,8 +394,8 @@ static inline __attribute__((always_inline)) int loop_as(struct conv *c, struct 
 			}
 			if (c->res.records >= p->next_check)
 				progress_tick(p, c->res.records);
-		} while (x->key < limit && !c->nwoken);
-		if (x->key >= limit)
+		} while ((!several || x->key < limit) && !c->nwoken);
+		if (several && x->key >= limit)
 			heap_fix_top(c);
 	next:;
 	}
@@ -446,7 +455,7 @@ static int setup(struct conv *c, const struct conv_opts *o)
 		mt_trace_cursor_init(&x->cur, c->t, s);
 		if (fill_ahead(c, x) < 0)
 			return -1;
-		if (x->ahead_count ? take_head(c, (uint32_t)s) : end_of_thread(x))
+		if (x->ahead_count ? take_head(c, (uint32_t)s, c->nsrc > 1) : end_of_thread(x))
 			heap_push(c, (uint32_t)s);
 	}
 	c->timing = o->timing == CONV_TIMING_AUTO ? c->nsrc > 1 : o->timing == CONV_TIMING_ON;
