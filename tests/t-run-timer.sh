@@ -64,6 +64,24 @@ case " $timers " in
 *) ladder no-tsc clock "auto: no [A-Z_0-9]*" ;;
 esac
 ladder no-tsc,no-cntvct clock "auto: no [A-Z_0-9]*"
+# CPUID is not believed on its own: where RDTSCP is reported but traps (as
+# under valgrind on a processor without it), auto passes it by, says so,
+# and a forced --timer=rdtscp is refused with the reason.
+case " $timers " in
+*" rdtsc "*)
+	ladder rdtscp-traps rdtsc "auto: RDTSCP traps"
+	expect_fail_with '^trace_run: --timer=rdtscp: CPUID reports RDTSCP but it traps here' \
+		env TRACE_RUN_TEST_CPU=rdtscp-traps trace_run --timer=rdtscp b.wl
+	;;
+esac
+# And so trace_run runs under valgrind, whatever this processor has.
+if command -v valgrind >/dev/null; then
+	valgrind --tool=none -q trace_run b.wl >vg.txt 2>vg.err ||
+		fail "under valgrind: $(tail -n 3 vg.err)"
+	expect_eq "malloc calls under valgrind" 2 "$(count malloc vg.txt)"
+else
+	echo "$t_name: valgrind is not installed: the run under it is left out"
+fi
 expect_fail_with '^trace_run: --timer=rdtscp: this processor has no RDTSCP instruction$' \
 	env TRACE_RUN_TEST_CPU=no-rdtscp trace_run --timer=rdtscp b.wl
 [ ! -s "$t_dir/out" ] || fail "a refused --timer=rdtscp printed a report"

@@ -9,6 +9,8 @@
 
 #include <assert.h>
 #include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,9 +47,12 @@ int rt_timer_parse(const char *name, enum rt_timer_source *source)
 	return -1;
 }
 
-/* What this processor offers, less what TRACE_RUN_TEST_CPU hides. */
+/* What this processor offers, less what TRACE_RUN_TEST_CPU hides.
+ * rdtscp_traps: TRACE_RUN_TEST_CPU's rdtscp-traps, CPUID taken to say
+ * RDTSCP and the trial below made to run an undefined instruction in its
+ * place; rdtscp_trapped: CPUID said RDTSCP, and the trial trapped. */
 struct cpu {
-	int rdtscp, tsc, cntvct, kernel_freq;
+	int rdtscp, tsc, cntvct, kernel_freq, rdtscp_traps, rdtscp_trapped;
 	char freq_file[256];
 };
 
@@ -58,6 +63,43 @@ static int cpuid_bit(unsigned leaf, int reg, int bit)
 	if (!__get_cpuid(leaf, &r[0], &r[1], &r[2], &r[3]))
 		return 0;
 	return r[reg] >> bit & 1;
+}
+
+/*
+ * Whether RDTSCP runs, tried once under a SIGILL handler.  CPUID is not
+ * the last word: valgrind's reports RDTSCP on a processor without it and
+ * then cannot run the instruction (SIGILL, trace_run killed before its
+ * first call), which is exactly where an allocator's author counts
+ * instructions with callgrind.  `traps`: run UD2 instead, so that tests
+ * take this path on any processor.
+ */
+static sigjmp_buf trial_jump;
+
+static void trial_trapped(int sig)
+{
+	(void)sig;
+	siglongjmp(trial_jump, 1);
+}
+
+static int rdtscp_runs(int traps)
+{
+	static int known = -1;
+	if (known >= 0 && !traps)
+		return known;
+	struct sigaction trap = { .sa_handler = trial_trapped }, old;
+	sigemptyset(&trap.sa_mask);
+	if (sigaction(SIGILL, &trap, &old) < 0)
+		return 0;
+	volatile int ran = 0;
+	if (!sigsetjmp(trial_jump, 1)) {
+		uint32_t lo, hi, aux;
+		if (traps)
+			__asm__ volatile("ud2");
+		__asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+		ran = 1;
+	}
+	sigaction(SIGILL, &old, NULL);
+	return traps ? ran : (known = ran);
 }
 #endif
 
@@ -77,6 +119,8 @@ static int pretend(struct cpu *c)
 		size_t n = strcspn(s, ",");
 		if (is_word(s, n, "no-rdtscp"))
 			c->rdtscp = 0;
+		else if (is_word(s, n, "rdtscp-traps"))
+			c->rdtscp_traps = 1;
 		else if (is_word(s, n, "no-tsc"))
 			c->tsc = c->rdtscp = 0;
 		else if (is_word(s, n, "no-cntvct"))
@@ -103,13 +147,23 @@ static int probe(struct cpu *c)
 #endif
 	c->kernel_freq = 1;
 	strcpy(c->freq_file, KERNEL_TSC_KHZ);
-	return pretend(c);
+	int rc = pretend(c);
+#if defined(__x86_64__) || defined(__i386__)
+	if (c->rdtscp_traps)
+		c->rdtscp = c->tsc; /* CPUID says RDTSCP, as valgrind's does */
+	if (c->rdtscp && !rdtscp_runs(c->rdtscp_traps))
+		c->rdtscp = 0, c->rdtscp_trapped = 1;
+#endif
+	return rc;
 }
 
 static const char *lacking(const struct cpu *c, enum rt_timer_source want)
 {
 	switch (want) {
 	case RT_TIMER_RDTSCP:
+		if (c->rdtscp_trapped)
+			return "CPUID reports RDTSCP but it traps here (an emulator that lacks it, "
+			       "such as valgrind on a processor without it)";
 		return c->rdtscp ? NULL : "this processor has no RDTSCP instruction";
 	case RT_TIMER_RDTSC:
 		return c->tsc ? NULL : "this processor has no TSC (no RDTSC instruction)";
@@ -125,7 +179,7 @@ int rt_timer_check(enum rt_timer_source want, const char **why)
 	static char line[160];
 	struct cpu c;
 	if (probe(&c)) {
-		*why = "TRACE_RUN_TEST_CPU: a word is not no-rdtscp, no-tsc, no-cntvct, "
+		*why = "TRACE_RUN_TEST_CPU: a word is not no-rdtscp, rdtscp-traps, no-tsc, no-cntvct, "
 		       "no-kernel-freq or tsc-freq-khz-file=PATH";
 		return -1;
 	}
@@ -357,7 +411,7 @@ static enum rt_timer_source ladder(const struct cpu *c, const char **chosen_by)
 	if (c->rdtscp)
 		return RT_TIMER_RDTSCP;
 	if (c->tsc) {
-		*chosen_by = "auto: no RDTSCP";
+		*chosen_by = c->rdtscp_trapped ? "auto: RDTSCP traps" : "auto: no RDTSCP";
 		return RT_TIMER_RDTSC;
 	}
 	if (c->cntvct)
