@@ -59,9 +59,12 @@ struct src {
 	int has_sig;
 	struct mt_vclock known;   /* how far it knows other streams to be */
 	/* Object indices this thread freed, the last on top: its next
-	 * allocations take them again (convert.c, obj_give). */
+	 * allocations take them again (convert.c, obj_give), unless another
+	 * thread adopts them first (adoptable: on c->adoptable; own_freed:
+	 * indices it gave since its list last changed hands). */
 	uint64_t *free_objs;
-	size_t nfree_objs, free_objs_cap;
+	size_t nfree_objs, free_objs_cap, own_freed;
+	int adoptable;
 };
 
 struct conv {
@@ -82,6 +85,8 @@ struct conv {
 	size_t nholding;
 	uint32_t *woken;          /* unparked or unheld, to re-key after this step */
 	size_t nwoken;
+	uint32_t *adoptable;      /* threads whose freed indices another may take */
+	size_t nadoptable;
 
 	struct mt_vc_pool clocks;
 	struct addrmap map;
@@ -96,6 +101,8 @@ int emit_stream(struct conv *c, uint32_t s);
 /* s passes in obj, which another thread allocated or used last: s waits
  * for that use, unless it already knows of it. */
 int emit_handoff(struct conv *c, uint32_t s, const struct am_entry *obj);
+/* s waits for a's stream as it stands, unless it already knows all of it. */
+int emit_wait_all(struct conv *c, uint32_t s, uint32_t a);
 int emit_thread_done(struct conv *c, uint32_t s);
 
 /* Appends op to s's stream; timing is c's (a constant in the loop, see

@@ -82,16 +82,19 @@ static inline __attribute__((always_inline)) int take_head(struct conv *c, uint3
 	return 1;
 }
 
-/* s's thread has no records left: it leaves the ring behind. */
+/* s's thread has no records left: it leaves the ring behind, and its
+ * freed object indices unless another thread may adopt them (obj_take). */
 static int end_of_thread(struct src *x)
 {
 	x->state = SRC_DONE;
 	x->head = NULL;
 	free(x->ahead);
 	x->ahead = NULL;
-	free(x->free_objs);
-	x->free_objs = NULL;
-	x->nfree_objs = x->free_objs_cap = 0;
+	if (!x->adoptable) {
+		free(x->free_objs);
+		x->free_objs = NULL;
+		x->nfree_objs = x->free_objs_cap = 0;
+	}
 	return 0;
 }
 
@@ -139,15 +142,73 @@ static void report_bad_free(struct conv *c, const struct src *x, uint64_t addr)
  * Object indices are given out again once their block is freed, so the
  * highest index (the header's objects, and the size of trace_run's object
  * table) follows the most blocks live at once, not all blocks ever made.
- * An index goes back to the thread that freed it, and only that thread
- * takes it again: its later allocation then comes after the free in its
- * own stream, in every replay order, without a sync op.  Last freed, first
- * taken: the replay's slot for it is still in cache.  A thread with none
- * to give gets a new index.
+ * An index goes back to the thread that freed it, and that thread takes it
+ * again: its later allocation then comes after the free in its own stream,
+ * in every replay order, without a sync op.  Last freed, first taken: the
+ * replay's slot for it is still in cache.  A thread with none to give
+ * gets a new index.
+ *
+ * That alone lets a producer and consumer pair (one thread allocates what
+ * another frees, as in a thread pool) make a new index for every block:
+ * the consumer's freed indices pile up in its list while the producer has
+ * none (CPython, four producer and four consumer threads: 1.51 M indices
+ * for 44,307 blocks live at the peak, docs/BENCHMARKS.md).  So once the
+ * indices made outgrow the most blocks live at once by ADOPT_SLACK, a
+ * thread with none adopts the list of one that gave ADOPT_LIST or more
+ * since its list last changed hands: it first waits for that thread's
+ * stream as it stands (emit_wait_all), which holds every free of those
+ * indices, so its allocations of them still come after their frees in
+ * every replay order.  The wait is one the recording already implies: the
+ * merge has converted only that thread's records stamped before this one.
+ * A list counts what its holder freed itself, not what it took over, so
+ * two threads that allocate never pass a list back and forth (a sync each
+ * time): there is at most one adoption for every ADOPT_LIST frees.
  */
-static uint64_t obj_take(struct conv *c, struct src *x)
+enum { ADOPT_SLACK = 1 << 16, ADOPT_LIST = 4096 };
+
+/* Gives s, which has no freed indices left, the list of a thread on
+ * c->adoptable that still holds ADOPT_LIST of its own frees; the others
+ * leave the stack (obj_give puts them back).  -1 when out of memory. */
+static int adopt(struct conv *c, uint32_t s)
 {
-	return x->nfree_objs ? x->free_objs[--x->nfree_objs] : ++c->res.objects;
+	while (c->nadoptable) {
+		uint32_t a = c->adoptable[--c->nadoptable];
+		struct src *x = &c->src[s], *y = &c->src[a];
+		y->adoptable = 0;
+		if (a == s || y->own_freed < ADOPT_LIST || !y->nfree_objs)
+			continue;
+		if (emit_wait_all(c, s, a) < 0)
+			return -1;
+		uint64_t *mine = x->free_objs;
+		size_t mine_cap = x->free_objs_cap;
+		x->free_objs = y->free_objs;
+		x->nfree_objs = y->nfree_objs;
+		x->free_objs_cap = y->free_objs_cap;
+		x->own_freed = y->own_freed = y->nfree_objs = 0;
+		if (y->state == SRC_DONE) {
+			free(mine);
+			y->free_objs = NULL;
+			y->free_objs_cap = 0;
+		} else {
+			y->free_objs = mine;
+			y->free_objs_cap = mine_cap;
+		}
+		c->res.adoptions++;
+		return 0;
+	}
+	return 0;
+}
+
+/* The index of s's next new block in *obj; -1 when out of memory. */
+static inline __attribute__((always_inline)) int obj_take(struct conv *c, uint32_t s,
+							   uint64_t *obj)
+{
+	struct src *x = &c->src[s];
+	if (!x->nfree_objs && c->nadoptable && c->res.objects >= c->map.peak_live + ADOPT_SLACK &&
+	    adopt(c, s) < 0)
+		return -1;
+	*obj = x->nfree_objs ? x->free_objs[--x->nfree_objs] : ++c->res.objects;
+	return 0;
 }
 
 /*
@@ -155,13 +216,20 @@ static uint64_t obj_take(struct conv *c, struct src *x)
  * frees more than it allocates (a consumer) would keep numbers it never
  * takes again, 8 bytes for every free it makes: past FREE_OBJS_MAX its
  * numbers are let go, so the converter's memory stays bounded whatever
- * the trace's length (the workload then has more numbers, not more ops).
+ * the trace's length (the workload then has more numbers, not more ops;
+ * adoption takes most such lists first).  At ADOPT_LIST of its own, x
+ * goes on the stack of lists other threads may adopt.
  */
 enum { FREE_OBJS_MAX = 1 << 20 };
 
-static inline __attribute__((always_inline)) int obj_give(struct conv *c, struct src *x,
+static inline __attribute__((always_inline)) int obj_give(struct conv *c, uint32_t s,
 							   uint64_t obj)
 {
+	struct src *x = &c->src[s];
+	if (++x->own_freed >= ADOPT_LIST && !x->adoptable) {
+		x->adoptable = 1;
+		c->adoptable[c->nadoptable++] = s;
+	}
 	if (x->nfree_objs == FREE_OBJS_MAX)
 		return 0;
 	if (x->nfree_objs == x->free_objs_cap) {
@@ -262,13 +330,15 @@ static inline __attribute__((always_inline)) int step(struct conv *c, uint32_t s
 		if (am_owner_as(old, stride) != s && emit_handoff(c, s, old) < 0)
 			return -1;
 	}
-	if (out && (op.new_obj = obj_take(c, x)) > AM_MAX_OBJECTS)
+	if (out && obj_take(c, s, &op.new_obj) < 0)
+		return -1;
+	if (op.new_obj > AM_MAX_OBJECTS)
 		return mt_error_set(c->e, c->in_name, "more than %llu blocks live at once",
 				    (unsigned long long)AM_MAX_OBJECTS);
 	if (emit_call(c, s, &op, r->ts, timing) < 0)
 		return -1;
 	if (in && mt_op_releases_old(&op)) {
-		if (obj_give(c, x, old->obj) < 0)
+		if (obj_give(c, s, old->obj) < 0)
 			return -1;
 		if (new == old) { /* a realloc in place: the entry stays, for take */
 			c->live_bytes -= am_size(&c->map, old);
@@ -438,7 +508,9 @@ static int setup(struct conv *c, const struct conv_opts *o)
 	c->parked = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->parked);
 	c->holding = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->holding);
 	c->woken = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->woken);
-	if (!c->src || !c->heap || !c->parked || !c->holding || !c->woken || am_init(&c->map, c->nsrc) < 0)
+	c->adoptable = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->adoptable);
+	if (!c->src || !c->heap || !c->parked || !c->holding || !c->woken || !c->adoptable ||
+	    am_init(&c->map, c->nsrc) < 0)
 		return mt_error_set(c->e, c->in_name, "out of memory for %zu threads", c->nsrc);
 	unsigned lookahead = am_has_users(&c->map) ? LOOKAHEAD_USERS : LOOKAHEAD_ONE;
 	for (size_t s = 0; s < c->nsrc; s++) {
@@ -506,6 +578,7 @@ static void cleanup(struct conv *c)
 	free(c->parked);
 	free(c->holding);
 	free(c->woken);
+	free(c->adoptable);
 	am_free(&c->map);
 }
 

@@ -36,6 +36,7 @@ struct conv_result {
 	uint64_t stop_records;
 	uint64_t events;       /* allocator events skipped */
 	uint64_t objects, syncs, never_freed;
+	uint64_t adoptions;    /* freed-index lists one thread took from another */
 	uint64_t unknown_frees, double_frees, cycles_broken;
 	uint64_t ideal_peak;
 	uint64_t peak_live;    /* blocks live at once, at most */

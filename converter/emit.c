@@ -76,6 +76,15 @@ int emit_handoff(struct conv *c, uint32_t s, const struct am_entry *obj)
 	return wait_for(c, s, owner);
 }
 
+int emit_wait_all(struct conv *c, uint32_t s, uint32_t a)
+{
+	if (emit_stream(c, s) < 0)
+		return -1;
+	if (mt_vc_get(&c->clocks, &c->src[s].known, a) >= c->src[a].ops)
+		return 0;
+	return wait_for(c, s, a);
+}
+
 /* A thread with no records left only ever gets signals now and then: its
  * buffer goes back, so threads that ended cost no stream memory. */
 int emit_thread_done(struct conv *c, uint32_t s)

@@ -141,11 +141,11 @@ static void print_summary(const struct opts *o, const struct conv_result *r)
 		       ",\"unknown_frees\":%" PRIu64 ",\"double_frees\":%" PRIu64
 		       ",\"contradictions\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"records\":%" PRIu64
 		       ",\"events\":%" PRIu64 ",\"objects\":%" PRIu64 ",\"syncs\":%" PRIu64
-		       ",\"ideal_peak\":%" PRIu64 ",\"peak_live\":%" PRIu64 ",\"bytes\":%" PRIu64
-		       ",\"bytes_per_call\":%.2f",
+		       ",\"adoptions\":%" PRIu64 ",\"ideal_peak\":%" PRIu64 ",\"peak_live\":%" PRIu64
+		       ",\"bytes\":%" PRIu64 ",\"bytes_per_call\":%.2f",
 		       r->threads, r->calls, r->never_freed, r->unknown_frees, r->double_frees,
 		       r->cycles_broken, r->dropped, r->records, r->events, r->objects, r->syncs,
-		       r->ideal_peak, r->peak_live, r->bytes, per_call(r));
+		       r->adoptions, r->ideal_peak, r->peak_live, r->bytes, per_call(r));
 		mt_json_stop(stdout, r->stop_reason, r->stop_records);
 		printf("}\n");
 		return;

@@ -31,3 +31,5 @@ tests_conv_fresh_SOURCES = tests/conv_fresh.c
 tests_conv_fresh_LDADD = lib/libmtformat.la
 TESTS += tests/t-conv-memory.sh
 EXTRA_DIST += tests/t-conv-memory.sh
+TESTS += tests/t-conv-adopt.sh
+EXTRA_DIST += tests/t-conv-adopt.sh
