@@ -164,7 +164,7 @@ static void report_bad_free(struct conv *c, const struct src *x, uint64_t addr)
  * two threads that allocate never pass a list back and forth (a sync each
  * time): there is at most one adoption for every ADOPT_LIST frees.
  */
-enum { ADOPT_SLACK = 1 << 16, ADOPT_LIST = 4096 };
+enum { ADOPT_SLACK = 1 << 14, ADOPT_LIST = 4096 };
 
 /* Gives s, which has no freed indices left, the list of a thread on
  * c->adoptable that still holds ADOPT_LIST of its own frees; the others

@@ -5,7 +5,7 @@
 # converted: each freed number goes back to the consumer that freed it,
 # which never allocates as much, so without adoption every producer's
 # block got a new number (160,000 and more).  With it, the numbers stay
-# within the most blocks live at once + 65,536 + a list of 4,096 a thread,
+# within the most blocks live at once + 16,384 + a list of 4,096 a thread,
 # at most one adoption for each 4,096 frees; the workload passes the full
 # check (a number allocated again only after its free, in happens-before:
 # the adopter's wait), and replays with every call of the workload.
@@ -25,7 +25,7 @@ adoptions=$(jget conv.json "['adoptions']")
 calls=$(jget conv.json "['calls']")
 echo "$objects object numbers for $live blocks live at the peak; $adoptions adoptions"
 handed=$((4 * items))
-bound=$((live + 65536 + 9 * 4096))
+bound=$((live + 16384 + 9 * 4096))
 [ "$objects" -le "$bound" ] ||
 	fail "$objects object numbers for $live live blocks: more than $bound"
 [ "$objects" -lt "$handed" ] || fail "$objects object numbers: one for each of the $handed blocks handed over"
