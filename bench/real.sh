@@ -5,8 +5,8 @@
 # Synthetic traces (bench/gen_trace) are regular; real programs are not:
 # more distinct addresses, bursts of frees, long-lived and short-lived
 # blocks mixed, threads.  For each program of bench/real_programs.sh (gcc's
-# cc1 and cc1plus, CPython, perl with threads, sqlite3, git, zstd: all
-# Debian's, each making its own input) this script
+# cc1 and cc1plus, CPython alone and with 8 threads, perl with threads,
+# sqlite3, git, zstd: all Debian's, each making its own input) this script
 #   1. runs it untraced and records it with mtrace-record --no-children
 #      (the trace is on --dir), in pairs (--runs N: N pairs, default 2),
 #      the order alternating (untraced first, then recorded first) so that

@@ -15,7 +15,7 @@
 #                     when given; standard output goes where real.sh says
 # shellcheck shell=sh
 
-corpus="cc1 cc1plus python perl sqlite git zstd"
+corpus="cc1 cc1plus python pythreads perl sqlite git zstd"
 
 # pick_programs OPTION LIST: sets $programs to the comma-separated LIST
 # (given with OPTION), or to the whole corpus when LIST is empty; dies on a
@@ -116,6 +116,47 @@ print(len(text))
 EOF
 }
 run_python() { PYTHONMALLOC=malloc "$@" /usr/bin/python3 work.py "$(scaled 60000)"; }
+
+# Many threads handing blocks to one another, as a server's thread pool
+# does: each of 4 producers makes dicts that one of 4 consumers JSON-encodes
+# and drops, so most blocks are freed by a thread that did not allocate
+# them; the GIL switches threads every few milliseconds.
+about_pythreads() {
+	echo "Debian's python3 (PYTHONMALLOC=malloc): 4 producer threads hand $(scaled 120000) dicts through a queue to 4 consumers that JSON-encode them (8 threads)"
+}
+missing_pythreads() { missing_python; }
+setup_pythreads() {
+	cat >work.py <<'EOF'
+import json, queue, sys, threading
+n = int(sys.argv[1]) // 4
+q = queue.Queue(maxsize=2000)
+done = []
+def produce(seed):
+    for i in range(n):
+        q.put({"id": i, "name": "item%d-%d" % (seed, i), "tags": ["t%d" % (i % 7), "u%d" % (i % 11)],
+               "pos": {"x": i * 0.5, "y": -i}})
+def consume():
+    total = 0
+    while True:
+        row = q.get()
+        if row is None:
+            break
+        total += len(json.dumps(row)) + len(json.loads(json.dumps(row["tags"])))
+    done.append(total)
+producers = [threading.Thread(target=produce, args=(s,)) for s in range(4)]
+consumers = [threading.Thread(target=consume) for _ in range(4)]
+for t in producers + consumers:
+    t.start()
+for t in producers:
+    t.join()
+for _ in consumers:
+    q.put(None)
+for t in consumers:
+    t.join()
+print(sum(done))
+EOF
+}
+run_pythreads() { PYTHONMALLOC=malloc "$@" /usr/bin/python3 work.py "$(scaled 120000)"; }
 
 about_perl() {
 	echo "perl 5.36, 2 interpreter threads each filling, sorting and clearing a hash of $(scaled 150000) keys (2 threads)"
