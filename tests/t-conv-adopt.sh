@@ -9,6 +9,9 @@
 # at most one adoption for each 4,096 frees; the workload passes the full
 # check (a number allocated again only after its free, in happens-before:
 # the adopter's wait), and replays with every call of the workload.
+# Then 5,000 short threads, one after another, each allocating and freeing
+# 10 blocks: a thread's numbers went with it when it ended, 50,000 in all;
+# an ended thread's list is adopted by the next that needs numbers.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/run_lib.sh"
 
@@ -38,4 +41,22 @@ expect_eq "unknown frees dropped" 0 "$(jget stats.json "['unknown_frees']")"
 expect_eq "objects in the header" "$objects" "$(jget stats.json "['objects']")"
 trace_run --json mt.wl >run.json 2>err || fail "trace_run: $(cat err)"
 expect_calls glibc stats.json run.json
+
+n=5000
+awk -v n=$n 'BEGIN {
+	ts = 100
+	for (i = 1; i <= n; i++) {
+		for (k = 0; k < 10; k++)
+			printf "%d %d malloc 16 = 0x%x\n", i, ts++, 1048576 + 32 * (10 * i + k)
+		for (k = 0; k < 10; k++)
+			printf "%d %d free 0x%x\n", i, ts++, 1048576 + 32 * (10 * i + k)
+	}
+}' | "$top_builddir/tests/conv_mktrace" short.mtrace || fail "conv_mktrace"
+trace2wl -f --json short.wl short.mtrace >short.json || fail "trace2wl of short threads failed"
+objects=$(jget short.json "['objects']")
+live=$(jget short.json "['peak_live']")
+echo "short threads: $objects object numbers for $live blocks live at the peak"
+[ "$objects" -le $((live + 16384 + 10)) ] ||
+	fail "short threads: $objects object numbers for $live live blocks"
+trace2wl --stats short.wl >/dev/null || fail "trace2wl --stats rejected the short threads' workload"
 pass
