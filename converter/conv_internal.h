@@ -38,8 +38,9 @@ struct ahead {
 /* One traced thread: its input cursor and its output stream. */
 struct src {
 	struct mt_trace_cursor cur;
-	struct ahead *ahead;      /* ring of ahead_mask + 1; NULL once done */
+	struct ahead *ahead;      /* ring of ahead_mask + 1; NULL until opened and once done */
 	unsigned ahead_mask, ahead_first, ahead_count;
+	int opened;               /* its cursor and ring exist (convert.c, open_source) */
 	int cursor_done;
 	struct mt_rec *head;      /* next record to convert, in ahead[] */
 	uint64_t recno;           /* head's index in the thread */

@@ -85,6 +85,9 @@ size_t mt_trace_threads(const struct mt_trace *t);
 uint32_t mt_trace_thread_tid(const struct mt_trace *t, size_t thread);
 /* Records of the thread as counted from its windows (complete records only). */
 uint64_t mt_trace_thread_records(const struct mt_trace *t, size_t thread);
+/* The time of the thread's first record (read when the trace was opened),
+ * so that a merge can leave a thread's pages alone until its turn. */
+uint64_t mt_trace_thread_first_ts(const struct mt_trace *t, size_t thread);
 
 /* Whether allocating records carry a stack number (MT_FHF_STACKS). */
 int mt_trace_has_stacks(const struct mt_trace *t);

@@ -513,3 +513,8 @@ uint64_t mt_trace_thread_records(const struct mt_trace *t, size_t thread)
 {
 	return t->threads[thread].records;
 }
+
+uint64_t mt_trace_thread_first_ts(const struct mt_trace *t, size_t thread)
+{
+	return t->threads[thread].first_ts;
+}
