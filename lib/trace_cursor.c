@@ -61,12 +61,20 @@ static int leave_window(struct mt_trace_cursor *c, struct mt_error *e)
  * read-only and private, so they stay in the page cache for anyone else,
  * but a reader's resident size then stays that of the windows in use, not
  * of the whole trace.  One system call per window (4 KiB to 1 MiB).
+ * Whole blocks of the kernel's fault-around: a fault in this window also
+ * mapped the neighbouring windows' pages of its 64 KiB block, which, where
+ * their threads had already ended, nothing else would drop (3,000 short
+ * CPython threads: 87 MB of such pages).  A neighbour still being read
+ * takes its pages again at a minor fault.
  */
 static void release_window(const struct mt_trace_cursor *c)
 {
 	const struct mt_trace_window *w = cur_window(c);
-	madvise((void *)(c->t->map + w->off), c->t->len - w->off < w->size ?
-		c->t->len - w->off : w->size, MADV_DONTNEED);
+	uint64_t from = w->off & ~(uint64_t)(MT_FAULT_AROUND - 1);
+	uint64_t to = (w->off + w->size + MT_FAULT_AROUND - 1) & ~(uint64_t)(MT_FAULT_AROUND - 1);
+	if (to > c->t->len)
+		to = c->t->len;
+	madvise((void *)(c->t->map + from), to - from, MADV_DONTNEED);
 }
 
 int mt_trace_cursor_turn(struct mt_trace_cursor *c, int rc, struct mt_rec *r, uint64_t *recno,

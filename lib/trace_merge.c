@@ -6,6 +6,10 @@
  * one decode and O(log threads) comparisons within the small heap array, and
  * memory is one entry per thread whatever the trace length.  Measured: about
  * 20 million records a second over 4 threads interleaved record by record.
+ * A thread's cursor is opened when the thread first reaches the top, keyed
+ * until then by its first record's time from the trace's index: opening
+ * every cursor at the start mapped every thread's first window in, so a
+ * trace of 3,000 short threads kept 200 MB of it resident.
  */
 #include <stdlib.h>
 
@@ -15,6 +19,7 @@ struct merge_entry {
 	struct mt_trace_cursor cur;
 	struct mt_rec rec;
 	uint64_t recno;
+	int opened;
 };
 
 /* A heap slot carries its key, so comparisons touch only the heap array. */
@@ -24,6 +29,7 @@ struct heap_slot {
 };
 
 struct mt_trace_merge {
+	const struct mt_trace *t;
 	struct merge_entry *ent;   /* by thread */
 	struct heap_slot *heap;
 	size_t n;
@@ -76,21 +82,31 @@ struct mt_trace_merge *mt_trace_merge_open(const struct mt_trace *t)
 		mt_trace_merge_close(m);
 		return NULL;
 	}
-	/* Each new heap slot is the last, so dropping an empty thread just
-	 * shrinks the heap again. */
-	for (size_t i = 0; i < t->nthreads; i++) {
-		mt_trace_cursor_init(&m->ent[i].cur, t, i);
-		m->heap[m->n++].thread = i;
-		advance(m, m->n - 1);
-	}
+	for (size_t i = 0; i < t->nthreads; i++)
+		if (mt_trace_thread_records(t, i))
+			m->heap[m->n++] = (struct heap_slot){ mt_trace_thread_first_ts(t, i), i };
 	for (size_t i = m->n / 2; i-- > 0;)
 		sift_down(m, i);
+	m->t = t;
 	return m;
+}
+
+/* Opens the cursor of the thread at the top and loads its first record,
+ * stamped as the index said: the top stays where it is. */
+static void open_top(struct mt_trace_merge *m)
+{
+	struct merge_entry *x = &m->ent[m->heap[0].thread];
+	mt_trace_cursor_init(&x->cur, m->t, m->heap[0].thread);
+	x->opened = 1;
+	advance(m, 0);
+	sift_down(m, 0);
 }
 
 int mt_trace_merge_next(struct mt_trace_merge *m, struct mt_rec *r, size_t *thread,
 			uint64_t *recno, struct mt_error *e)
 {
+	while (m->n && !m->ent[m->heap[0].thread].opened && !m->failed)
+		open_top(m);
 	if (m->failed) {
 		if (e)
 			*e = m->err;

@@ -20,3 +20,11 @@ EXTRA_DIST += tests/t-fmt-dump.sh tests/t-fmt-damage.sh tests/data/v2-sort.mtrac
 # Every tool fails, in one line, when its output cannot be written.
 TESTS += tests/t-out-full.sh
 EXTRA_DIST += tests/t-out-full.sh
+
+# The trace's readers keep resident the threads open at once, not every
+# thread's first window: fmt_threads writes thousands of short threads.
+check_PROGRAMS += tests/fmt_threads
+tests_fmt_threads_SOURCES = tests/fmt_threads.c
+tests_fmt_threads_LDADD = lib/libmtformat.la
+TESTS += tests/t-fmt-threads.sh
+EXTRA_DIST += tests/t-fmt-threads.sh
