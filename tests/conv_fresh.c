@@ -14,8 +14,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "gen_writer.h"
 #include "trace.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -82,14 +82,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "conv_fresh: LIVE must be positive and CALLS at least twice LIVE\n");
 		return 2;
 	}
-	struct mt_trace_info info = { .pid = 4243, .ts_freq = 1000000000u,
-				      .ts_source = MT_TS_MONOTONIC_NS, .start_ts = 1000 };
-	strcpy(info.exe, "/usr/bin/conv_fresh");
-	struct mt_error e;
-	if (!(w = mt_trace_writer_open(argv[1], &info, 0, &e))) {
-		mt_error_print("conv_fresh", &e);
-		return 1;
-	}
+	w = gen_writer_open("conv_fresh", argv[1], 4243);
 	for (size_t i = 0; i < live; i++)
 		ring[i] = alloc();
 	/* ring[oldest] is the oldest live block; one turn a call or two, so
@@ -105,6 +98,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < live; i++)
 		release(ring[i]);
 	free(ring);
+	struct mt_error e;
 	if (mt_trace_writer_close(w, 0, &e) < 0) {
 		mt_error_print("conv_fresh", &e);
 		return 1;

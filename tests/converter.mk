@@ -27,7 +27,7 @@ EXTRA_DIST += tests/t-conv-real.sh
 
 # Memory bounded by the live set on a trace that never reuses an address.
 check_PROGRAMS += tests/conv_fresh
-tests_conv_fresh_SOURCES = tests/conv_fresh.c
+tests_conv_fresh_SOURCES = tests/conv_fresh.c tests/gen_writer.h
 tests_conv_fresh_LDADD = lib/libmtformat.la
 TESTS += tests/t-conv-memory.sh
 EXTRA_DIST += tests/t-conv-memory.sh

@@ -15,8 +15,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "gen_writer.h"
 #include "trace.h"
 
 enum { LIVE = 64 };
@@ -47,14 +47,7 @@ int main(int argc, char **argv)
 			2 * LIVE);
 		return 2;
 	}
-	struct mt_trace_info info = { .pid = 4244, .ts_freq = 1000000000u,
-				      .ts_source = MT_TS_MONOTONIC_NS, .start_ts = 1000 };
-	strcpy(info.exe, "/usr/bin/fmt_threads");
-	struct mt_error e;
-	if (!(w = mt_trace_writer_open(argv[1], &info, 0, &e))) {
-		mt_error_print("fmt_threads", &e);
-		return 1;
-	}
+	w = gen_writer_open("fmt_threads", argv[1], 4244);
 	uint64_t ring[LIVE];
 	for (unsigned long t = 1; t <= threads; t++) {
 		uint32_t tid = (uint32_t)(1000 + t);
@@ -75,6 +68,7 @@ int main(int argc, char **argv)
 			add(tid, &f);
 		}
 	}
+	struct mt_error e;
 	if (mt_trace_writer_close(w, 0, &e) < 0) {
 		mt_error_print("fmt_threads", &e);
 		return 1;

@@ -24,7 +24,7 @@ EXTRA_DIST += tests/t-out-full.sh
 # The trace's readers keep resident the threads open at once, not every
 # thread's first window: fmt_threads writes thousands of short threads.
 check_PROGRAMS += tests/fmt_threads
-tests_fmt_threads_SOURCES = tests/fmt_threads.c
+tests_fmt_threads_SOURCES = tests/fmt_threads.c tests/gen_writer.h
 tests_fmt_threads_LDADD = lib/libmtformat.la
 TESTS += tests/t-fmt-threads.sh
 EXTRA_DIST += tests/t-fmt-threads.sh
