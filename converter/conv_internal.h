@@ -88,6 +88,8 @@ struct conv {
 	size_t nwoken;
 	uint32_t *adoptable;      /* threads whose freed indices another may take */
 	size_t nadoptable;
+	uint32_t *ended;          /* threads done whose end no new thread waits for yet */
+	size_t nended;
 
 	struct mt_vc_pool clocks;
 	struct addrmap map;

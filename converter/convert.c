@@ -94,6 +94,8 @@ static int end_of_thread(struct conv *c, uint32_t s)
 	x->head = NULL;
 	free(x->ahead);
 	x->ahead = NULL;
+	if (x->wl >= 0)
+		c->ended[c->nended++] = s;
 	if (x->nfree_objs && !x->adoptable) {
 		x->adoptable = 1;
 		c->adoptable[c->nadoptable++] = s;
@@ -553,8 +555,9 @@ static int setup(struct conv *c, const struct conv_opts *o)
 	c->holding = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->holding);
 	c->woken = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->woken);
 	c->adoptable = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->adoptable);
+	c->ended = calloc(c->nsrc ? c->nsrc : 1, sizeof *c->ended);
 	if (!c->src || !c->heap || !c->parked || !c->holding || !c->woken || !c->adoptable ||
-	    am_init(&c->map, c->nsrc) < 0)
+	    !c->ended || am_init(&c->map, c->nsrc) < 0)
 		return mt_error_set(c->e, c->in_name, "out of memory for %zu threads", c->nsrc);
 	for (size_t s = 0; s < c->nsrc; s++) {
 		struct src *x = &c->src[s];
@@ -617,6 +620,7 @@ static void cleanup(struct conv *c)
 	free(c->holding);
 	free(c->woken);
 	free(c->adoptable);
+	free(c->ended);
 	am_free(&c->map);
 }
 
