@@ -48,7 +48,7 @@ recorder_tests() {
 asan_excluded="tests/t-conv-many-threads.sh tests/t-run-threads.sh tests/t-run-options.sh
 	tests/t-run-huge.sh tests/t-run-watchdog.sh tests/t-diag-glibc-events.sh
 	tests/t-run-timer.sh tests/t-run-repeat.sh tests/t-run-footprint.sh tests/t-run-offcpu.sh
-	tests/t-fmt-threads.sh"
+	tests/t-fmt-threads.sh tests/t-run-chain.sh"
 # Replay tests run with the TSan trace_run: those whose workloads have
 # threads and whose assertions do not measure trace_run itself (TSan
 # multiplies its memory) or preload another allocator (TSan owns malloc).

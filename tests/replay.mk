@@ -38,6 +38,6 @@ RUN_TESTS = \
 	tests/t-run-allocators.sh tests/t-run-real.sh tests/t-run-huge.sh tests/t-run-order.sh \
 	tests/t-run-real-mt.sh tests/t-run-threads.sh \
 	tests/t-run-effects.sh tests/t-run-timer.sh tests/t-run-repeat.sh tests/t-run-footprint.sh \
-	tests/t-run-prefetch.sh tests/t-run-offcpu.sh tests/t-run-copies.sh
+	tests/t-run-prefetch.sh tests/t-run-offcpu.sh tests/t-run-copies.sh tests/t-run-chain.sh
 TESTS += $(RUN_TESTS)
 EXTRA_DIST += $(RUN_TESTS) tests/run_lib.sh

@@ -14,6 +14,7 @@
  */
 #include "config.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -226,22 +227,51 @@ static int build(struct rt_replay *r, struct tables *tb, struct mt_error *e)
 	return 0;
 }
 
-/* Each thread's statistics, for the call types the survey saw it make. */
+/* The call types a chain of streams (chain, below) makes, from its first. */
+static unsigned chain_used(const struct rt_thread *t)
+{
+	unsigned used = 0;
+	for (; t; t = t->then)
+		used |= t->used;
+	return used;
+}
+
+/* Each replay thread's statistics, for the call types the survey saw its
+ * streams make: the streams chained on one share its tables, one after
+ * another, so 40,000 short threads that ran in turn hold one set, not
+ * 40,000 (2 KiB a call type each). */
 static int stats(struct rt_replay *r, struct tables *tb, struct mt_error *e)
 {
 	size_t n = 0;
 	for (uint32_t i = 0; i < r->info->threads; i++)
-		n += (size_t)__builtin_popcount(r->threads[i].used);
+		if (!r->threads[i].chained)
+			n += (size_t)__builtin_popcount(chain_used(&r->threads[i]));
 	r->stats = table(n, sizeof *r->stats, &tb->stats);
 	if (!r->stats)
 		return mt_error_set(e, mt_wl_path(r->wl), "statistics for %zu call types: %s", n,
 				    strerror(errno));
 	struct rt_callstat *next = r->stats;
-	for (uint32_t i = 0; i < r->info->threads; i++)
+	for (uint32_t i = 0; i < r->info->threads; i++) {
+		struct rt_thread *head = &r->threads[i];
+		if (head->chained)
+			continue;
+		unsigned used = chain_used(head);
 		for (unsigned c = 0; c < MT_CALL_COUNT; c++)
-			if (r->threads[i].used >> c & 1)
-				r->threads[i].stat[c] = next++;
+			if (used >> c & 1)
+				head->stat[c] = next++;
+		for (struct rt_thread *t = head->then; t; t = t->then)
+			for (unsigned c = 0; c < MT_CALL_COUNT; c++)
+				if (t->used >> c & 1)
+					t->stat[c] = head->stat[c];
+	}
 	return 0;
+}
+
+/* Whether stream i gets a replay thread of its own: it has ops, and
+ * runs after no other on that one's thread. */
+static int own_thread(const struct rt_replay *r, uint32_t i)
+{
+	return r->threads[i].stream != r->threads[i].end && !r->threads[i].chained;
 }
 
 /* The replay threads of the first n that were started, after a failed
@@ -251,8 +281,66 @@ static int stats(struct rt_replay *r, struct tables *tb, struct mt_error *e)
 static void join(struct rt_replay *r, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++)
-		if (r->threads[i].stream != r->threads[i].end)
+		if (own_thread(r, i))
 			pthread_join(r->threads[i].pthread, NULL);
+}
+
+/* The sync id + 1 of the first of t's leading WAITs (the ops before any
+ * call or SIGNAL; from the survey, which read the stream already: reading
+ * it again here mapped its first pages in, and the kernel's neighbours
+ * with them) whose SIGNAL ends an earlier stream that has no follower yet
+ * (ends: by sync id, that stream + 1), and that stream + 1 in *before; 0
+ * for none. */
+static uint64_t waits_for_end(const struct rt_replay *r, const struct rt_thread *t,
+			      const uint32_t *ends, uint32_t *before)
+{
+	for (unsigned i = 0; i < RT_LEAD_WAITS && t->lead_waits[i]; i++) {
+		*before = ends[t->lead_waits[i] - 1];
+		if (*before && *before - 1 < t->index && !r->threads[*before - 1].then)
+			return t->lead_waits[i];
+	}
+	return 0;
+}
+
+/*
+ * Streams that cannot overlap share a replay thread.  A stream that waits,
+ * before it calls or signals anything, for the SIGNAL that is another
+ * stream's last op does nothing another stream can see before that one has
+ * ended, in any replay order:
+ * trace2wl writes that wait for every thread that began after another
+ * ended (converter/emit.c, emit_stream).  So it runs next on that stream's
+ * replay thread (then), which a program that ran thousands of threads one
+ * after another needs: a replay thread each stopped at the 32,452nd of
+ * 40,000 (two mappings a thread against vm.max_map_count), and 3,000 took
+ * 138 MB of stacks and stream windows.  One such follower a stream, of a
+ * higher index (trace2wl numbers streams by their first op, so no chain
+ * can loop).  A follower is published, until its thread reaches it, as
+ * what it is: waiting on that sync point, at its first call (clock.c).
+ * -1 when out of memory for the sync points' table.
+ */
+static int chain(struct rt_replay *r, struct mt_error *e)
+{
+	size_t bytes;
+	uint32_t *ends = table(r->info->syncs, sizeof *ends, &bytes); /* sync id: stream + 1 */
+	if (!ends)
+		return mt_error_set(e, mt_wl_path(r->wl), "out of memory for %llu sync points",
+				    (unsigned long long)r->info->syncs);
+	for (uint32_t i = 0; i < r->info->threads; i++)
+		if (r->threads[i].last_signal)
+			ends[r->threads[i].last_signal - 1] = i + 1;
+	for (uint32_t i = 0; i < r->info->threads; i++) {
+		struct rt_thread *t = &r->threads[i];
+		uint32_t before = 0;
+		uint64_t wait = waits_for_end(r, t, ends, &before);
+		if (!wait)
+			continue;
+		r->threads[before - 1].then = t;
+		t->chained = 1;
+		atomic_store(&t->waiting, wait);
+		atomic_store(&t->at, t->first_call_ns);
+	}
+	untable(ends, bytes);
+	return 0;
 }
 
 /*
@@ -272,9 +360,11 @@ static int spawn(struct rt_replay *r, uint32_t *started, struct mt_error *e)
 	int have_monitor = !err;
 	while (!err && n < r->info->threads) {
 		struct rt_thread *t = &r->threads[n];
-		if (t->stream != t->end) {
+		if (own_thread(r, n)) {
 			err = pthread_create(&t->pthread, &attr, rt_thread_main, t);
 			*started += !err;
+		} else if (t->stream != t->end) {
+			assert(t->chained);
 		} else {
 			atomic_store(&t->at, RT_AT_NONE);
 			atomic_store(&t->state, RT_FINISHED);
@@ -303,7 +393,7 @@ static void collect(const struct rt_replay *r, struct rt_result *res)
 {
 	for (uint32_t i = 0; i < r->info->threads; i++) {
 		const struct rt_thread *t = &r->threads[i];
-		for (int c = 0; c < MT_CALL_COUNT; c++)
+		for (int c = 0; c < MT_CALL_COUNT && !t->chained; c++)
 			if (t->stat[c])
 				rt_callstat_merge(&res->calls[c], t->stat[c]);
 		res->failed_now += t->failed_now;
@@ -392,8 +482,8 @@ int rt_replay_run(const char *path, const struct rt_opts *o, struct rt_result *r
 	r.progress = isatty(2);
 	for (unsigned c = MT_CALL_MALLOC; c <= MT_CALL_FREE_ALIGNED_SIZED; c++)
 		r.total_calls += r.info->calls[c];
-	if (emulations(&r, e) || build(&r, &tb, e) || rt_survey(&r, e) || stats(&r, &tb, e) ||
-	    rt_monitor_open(&r, e))
+	if (emulations(&r, e) || build(&r, &tb, e) || rt_survey(&r, e) || chain(&r, e) ||
+	    stats(&r, &tb, e) || rt_monitor_open(&r, e))
 		goto out;
 	clock_window(&r);
 	rt_stream_setup(&r);

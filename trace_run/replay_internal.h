@@ -39,6 +39,9 @@ struct rt_gap {
 };
 
 #define RT_AT_NONE UINT64_MAX /* rt_thread.at of a thread with no call left */
+/* WAITs before its first call a stream's chaining looks at: trace2wl puts
+ * two there (its creator's call, an ended thread's end), a handoff more. */
+#define RT_LEAD_WAITS 4
 #define RT_NO_WAKE INT64_MIN  /* rt_replay.held_wake_at with no thread held */
 /* rt_replay.ideal_cap without a recorded peak: never reached, and far enough
  * from INT64_MAX that the cap less any live count cannot overflow. */
@@ -104,6 +107,17 @@ struct rt_thread {
 	uint64_t long_call, mark_at, mark_cpu_ns, off_cpu_ns;
 	uint32_t index, tid;
 	pthread_t pthread;
+	/* Streams that run one after another on one replay thread (replay.c,
+	 * chain): the one it runs next, once this one has ended, and whether
+	 * this one is run so (it has no replay thread of its own).  From the
+	 * survey: sync id + 1 of its last op if that is a SIGNAL (else 0), of
+	 * its first RT_LEAD_WAITS ops while they are all WAITs (0: none; a
+	 * stream that signals before it waits for another's end must not wait
+	 * to start, as that one may wait for the signal), and its first call's
+	 * recorded time. */
+	struct rt_thread *then;
+	int chained;
+	uint64_t last_signal, lead_waits[RT_LEAD_WAITS], first_call_ns;
 	uint64_t failed_now, recorded_failed_ok;
 	unsigned used;          /* 1 << call for each call type the stream makes (survey.c) */
 	/* Statistics of the call types in used, in the replay's stats table;
@@ -215,6 +229,8 @@ void rt_rss_at_ideal_peak(struct rt_thread *t, int64_t ideal);
 void rt_stream_setup(struct rt_replay *r);
 /* Where the window that starts at p ends. */
 const uint8_t *rt_stream_stop(const struct rt_thread *t, const uint8_t *p);
+/* Maps t's first window in (rt_stream_setup does, but for chained streams). */
+void rt_stream_begin(const struct rt_thread *t);
 const uint8_t *rt_stream_next(struct rt_thread *t, const uint8_t *held, const uint8_t *p);
 /* This process's resident set now, exact (slow: walks the page tables). */
 uint64_t rt_rss_exact(const struct rt_replay *r);

@@ -860,7 +860,7 @@ static void corrupt(struct rt_thread *t, const uint8_t *at)
  * recorded times and several threads, so that none of them is tested at a
  * call (the clock's and --pace's tests; their price is in
  * docs/BENCHMARKS.md, branch run5). */
-static inline __attribute__((always_inline, noreturn)) void replay_thread(struct rt_thread *t,
+static inline __attribute__((always_inline)) void replay_thread(struct rt_thread *t,
 									  const int prefetch,
 									  const int single,
 									  const int timing,
@@ -971,7 +971,6 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
 		ideal_flush(t);
 	t->cpu_ns = rt_thread_cpu_ns() - t->cpu_ns;
 	atomic_store_explicit(&t->state, RT_FINISHED, memory_order_release);
-	rt_sync_retire(&r->done);
 }
 
 /* The copies, each a function of its own, so that the look-ahead's
@@ -988,7 +987,7 @@ static inline __attribute__((always_inline, noreturn)) void replay_thread(struct
  * in all, of which a replay runs one or two;
  * copies[prefetching / plain / single][timing][lean]. */
 #define REPLAY_COPY(name, prefetch, single, timing, lean)                                  \
-	static __attribute__((noinline, noreturn)) void name(struct rt_thread *t)        \
+	static __attribute__((noinline)) void name(struct rt_thread *t)                  \
 	{                                                                                 \
 		replay_thread(t, prefetch, single, timing, lean);                         \
 	}
@@ -1013,6 +1012,25 @@ static void (*const copies[3][2][2])(struct rt_thread *t) = {
 	{ { replay_single, replay_single_lean }, { replay_single_timed, replay_single_timed_lean } },
 };
 
+/* Replays t's stream by the copy its workload and options call for. */
+static void replay_stream(struct rt_thread *t)
+{
+	struct rt_replay *r = t->r;
+	if (t->chained)
+		rt_stream_begin(t);
+	/* Its CPU time from its start, read here: read within replay_thread,
+	 * where values live across the call, it cost the loop 6 instructions
+	 * a call (callgrind, git's workload). */
+	mark(t);
+	t->cpu_ns = t->mark_cpu_ns;
+	int timing = (r->info->flags & MT_WLF_TIMING) != 0;
+	int lean = r->timer.source == RT_TIMER_TOP && t->touch == RT_TOUCH_NONE &&
+		   !r->o->trim_every && mt_wl_first_state(r->info).new_signed && !r->o->pace &&
+		   r->clocked == (timing && !t->single);
+	copies[t->prefetch ? 0 : t->single ? 2 : 1][timing][lean](t);
+}
+
+/* A replay thread: its stream, then those chained after it (replay.c). */
 void *rt_thread_main(void *arg)
 {
 	struct rt_thread *t = arg;
@@ -1022,15 +1040,7 @@ void *rt_thread_main(void *arg)
 	rt_sync_wait(&r->go, r->spins);
 	if (atomic_load(&r->abandon))
 		pthread_exit(NULL);
-	/* Its CPU time from the release, read here: read within
-	 * replay_thread, where values live across the call, it cost the loop
-	 * 6 instructions a call (callgrind, git's workload). */
-	mark(t);
-	t->cpu_ns = t->mark_cpu_ns;
-	int timing = (r->info->flags & MT_WLF_TIMING) != 0;
-	int lean = r->timer.source == RT_TIMER_TOP && t->touch == RT_TOUCH_NONE &&
-		   !r->o->trim_every && mt_wl_first_state(r->info).new_signed && !r->o->pace &&
-		   r->clocked == (timing && !t->single);
-	copies[t->prefetch ? 0 : t->single ? 2 : 1][timing][lean](t);
-	__builtin_unreachable(); /* each copy retires its thread */
+	for (; t; t = t->then)
+		replay_stream(t);
+	rt_sync_retire(&r->done);
 }

@@ -42,19 +42,28 @@ const uint8_t *rt_stream_stop(const struct rt_thread *t, const uint8_t *p)
 	return (size_t)(t->end - p) > t->window ? p + t->window : t->end;
 }
 
+/* The windows are shared by the streams that can be read at once: one a
+ * replay thread, as a chained stream (replay.c) starts when the one before
+ * it on its thread has ended, and maps its first window in then. */
 void rt_stream_setup(struct rt_replay *r)
 {
 	uint32_t streams = 0;
 	for (uint32_t i = 0; i < r->info->threads; i++)
-		streams += r->threads[i].stream != r->threads[i].end;
+		streams += r->threads[i].stream != r->threads[i].end && !r->threads[i].chained;
 	size_t window = WINDOWS_TOTAL / (streams ? streams : 1);
 	window = window > WINDOW_MAX ? WINDOW_MAX : window < WINDOW_MIN ? WINDOW_MIN : window;
 	window &= ~(r->page - 1);
 	for (uint32_t i = 0; i < r->info->threads; i++) {
 		struct rt_thread *t = &r->threads[i];
 		t->window = window;
-		map_in(t, t->stream, rt_stream_stop(t, t->stream));
+		if (!t->chained)
+			rt_stream_begin(t);
 	}
+}
+
+void rt_stream_begin(const struct rt_thread *t)
+{
+	map_in(t, t->stream, rt_stream_stop(t, t->stream));
 }
 
 const uint8_t *rt_stream_next(struct rt_thread *t, const uint8_t *held, const uint8_t *p)

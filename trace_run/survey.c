@@ -32,6 +32,11 @@
  * others at one in fifty or fewer; only perl gains more than the
  * prefetch costs (docs/BENCHMARKS.md).
  *
+ * Chains: a stream that, before its first call, waits for the signal that
+ * ends another stream can run on that stream's replay thread, after it
+ * (replay.c): the pass notes each stream's last SIGNAL, its first WAITs
+ * before its first call and that call's time.
+ *
  * Memory comes from mmap, so the allocator under test has not been asked
  * for any of it before it is measured; the stream pages read are let go of
  * behind the pass (mt_let_go), as the load-time check does.
@@ -128,12 +133,19 @@ static int survey_thread(struct rt_replay *r, uint32_t i, uint64_t cap, struct g
 	struct mt_op_state st = mt_wl_first_state(r->info);
 	struct mt_op op;
 	uint64_t rec = 0, last = 0, first = UINT64_MAX, calls = 0, cold = 0;
+	unsigned lead = 0;
+	int leading = 1; /* every op so far a WAIT */
 
 	mine->n = 0;
 	const uint8_t *held = p;
+	struct rt_thread *t = &r->threads[i];
 	while (p < end) {
 		/* Cannot fail: trace_run opens the workload with the full check. */
 		mt_op_decode(&p, end, &st, &op, timing);
+		t->last_signal = op.code == MT_OP_SIGNAL ? op.sync + 1 : 0;
+		leading = leading && op.code == MT_OP_WAIT;
+		if (leading && lead < RT_LEAD_WAITS)
+			t->lead_waits[lead++] = op.sync + 1;
 		if (p - held >= MT_LET_GO_EVERY) {
 			mt_let_go(held, p);
 			held = p;
@@ -143,7 +155,7 @@ static int survey_thread(struct rt_replay *r, uint32_t i, uint64_t cap, struct g
 					    "passes 2^63 ns", i, wt->tid);
 		if (!mt_op_is_call(op.code))
 			continue;
-		r->threads[i].used |= 1u << op.code;
+		t->used |= 1u << op.code;
 		calls++;
 		cold += touch_slots(stamps, op.old_obj, op.new_obj);
 		if (mt_call_allocates(op.code) && op.new_obj &&
@@ -156,7 +168,9 @@ static int survey_thread(struct rt_replay *r, uint32_t i, uint64_t cap, struct g
 		last = rec;
 	}
 	mt_let_go(held, end);
-	r->threads[i].prefetch = cold && cold >= calls / COLD_SHARE;
+	t->prefetch = cold && cold >= calls / COLD_SHARE;
+	_Static_assert(RT_AT_NONE == UINT64_MAX, "a stream without calls has its first at none");
+	t->first_call_ns = first;
 	if (first != UINT64_MAX) {
 		r->first_call_ns = first < r->first_call_ns ? first : r->first_call_ns;
 		r->last_call_ns = last > r->last_call_ns ? last : r->last_call_ns;
