@@ -129,10 +129,25 @@ tsan_replay() {
 	fi
 }
 
+# turn_threads: a conv_mktrace script of 300 threads run one after another,
+# a main thread calling between them: replayed in turn on a replay thread
+# or two (trace_run/replay.c's chains), beside the main thread's.
+turn_threads() {
+	awk 'BEGIN {
+		ts = 100
+		for (i = 2; i <= 301; i++) {
+			printf "1 %d malloc 24 = 0x%x\n", ts++, 65536 + 64 * i
+			printf "%d %d malloc 16 = 0x%x\n", i, ts++, 1048576 + 32 * i
+			printf "%d %d free 0x%x\n", i, ts++, 1048576 + 32 * i
+			printf "1 %d free 0x%x\n", ts++, 65536 + 64 * i
+		}
+	}'
+}
+
 # tsan_workloads: a recorded multi-threaded program (run_mt: 4 producers
 # hand blocks to 4 consumers) replayed as recorded and with the threads
 # held only by the sync points; 500 threads starting at once; a timed
-# producer and consumer replayed at the recorded pace.
+# producer and consumer replayed at the recorded pace; threads in turn.
 tsan_workloads() {
 	d=$san/tsan/workloads
 	rm -rf "$d"
@@ -141,12 +156,15 @@ tsan_workloads() {
 	if MTRACE_CTL_FILE="$d/mt" MTRACE_CTL_QUIET=1 LD_PRELOAD="$u/sdt/.libs/libmtracectl.so" \
 		"$u/tests/run_mt" >/dev/null && "$u/converter/trace2wl" "$d/mt.wl" "$d"/mt.* >/dev/null &&
 		"$u/tests/run_synth" busy "$d/busy.wl" 500 >/dev/null &&
-		"$u/tests/run_synth" prodcons "$d/prodcons.wl" 200 >/dev/null; then
+		"$u/tests/run_synth" prodcons "$d/prodcons.wl" 200 >/dev/null &&
+		turn_threads | "$u/tests/conv_mktrace" "$d/turn.mtrace" &&
+		"$u/converter/trace2wl" "$d/turn.wl" "$d/turn.mtrace" >/dev/null; then
 		tsan_replay "run_mt" "$d/mt.wl"
 		tsan_replay "run_mt --window=0" "$d/mt.wl" --window=0
 		tsan_replay "run_mt --unpaced" "$d/mt.wl" --unpaced
 		tsan_replay "500 busy threads" "$d/busy.wl"
 		tsan_replay "prodcons --pace" "$d/prodcons.wl" --pace
+		tsan_replay "300 threads in turn" "$d/turn.wl"
 	else
 		echo "FAIL: tsan workloads: recording run_mt or writing the workloads failed"
 		note_failure "tsan workloads"
