@@ -83,23 +83,24 @@ int emit_stream(struct conv *c, uint32_t s)
 	return 0;
 }
 
-int emit_handoff(struct conv *c, uint32_t s, const struct am_entry *obj)
+/* s waits for a's stream up to pos ops, unless it knows that much already. */
+static int wait_unless_known(struct conv *c, uint32_t s, uint32_t a, uint64_t pos)
 {
 	if (emit_stream(c, s) < 0)
 		return -1;
-	uint32_t owner = am_owner(&c->map, obj);
-	if (mt_vc_get(&c->clocks, &c->src[s].known, owner) >= am_pos(&c->map, obj))
+	if (mt_vc_get(&c->clocks, &c->src[s].known, a) >= pos)
 		return 0;
-	return wait_for(c, s, owner);
+	return wait_for(c, s, a);
+}
+
+int emit_handoff(struct conv *c, uint32_t s, const struct am_entry *obj)
+{
+	return wait_unless_known(c, s, am_owner(&c->map, obj), am_pos(&c->map, obj));
 }
 
 int emit_wait_all(struct conv *c, uint32_t s, uint32_t a)
 {
-	if (emit_stream(c, s) < 0)
-		return -1;
-	if (mt_vc_get(&c->clocks, &c->src[s].known, a) >= c->src[a].ops)
-		return 0;
-	return wait_for(c, s, a);
+	return wait_unless_known(c, s, a, c->src[a].ops);
 }
 
 /* A thread with no records left only ever gets signals now and then: its

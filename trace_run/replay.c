@@ -306,9 +306,8 @@ static uint64_t waits_for_end(const struct rt_replay *r, const struct rt_thread 
  * Streams that cannot overlap share a replay thread.  A stream that waits,
  * before it calls or signals anything, for the SIGNAL that is another
  * stream's last op does nothing another stream can see before that one has
- * ended, in any replay order:
- * trace2wl writes that wait for every thread that began after another
- * ended (converter/emit.c, emit_stream).  So it runs next on that stream's
+ * ended, in any replay order: trace2wl writes that wait for every thread
+ * that began after another ended (converter/emit.c, emit_stream).  So it runs next on that stream's
  * replay thread (then), which a program that ran thousands of threads one
  * after another needs: a replay thread each stopped at the 32,452nd of
  * 40,000 (two mappings a thread against vm.max_map_count), and 3,000 took

@@ -32,10 +32,10 @@
  * others at one in fifty or fewer; only perl gains more than the
  * prefetch costs (docs/BENCHMARKS.md).
  *
- * Chains: a stream that, before its first call, waits for the signal that
- * ends another stream can run on that stream's replay thread, after it
- * (replay.c): the pass notes each stream's last SIGNAL, its first WAITs
- * before its first call and that call's time.
+ * Chains: a stream that, before it calls or signals anything, waits for
+ * the signal that ends another stream can run on that stream's replay
+ * thread, after it (replay.c): the pass notes each stream's last SIGNAL,
+ * its leading WAITs and its first call's time.
  *
  * Memory comes from mmap, so the allocator under test has not been asked
  * for any of it before it is measured; the stream pages read are let go of
