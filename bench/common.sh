@@ -51,8 +51,9 @@ machine_line() {
 		probe=$2/machine_probe
 		${CC:-cc} -O2 -I"$1" -o "$probe" "$srcdir/bench/machine_probe.c" >&2 || probe=
 	}
-	line=$([ -z "$probe" ] || "$probe") ||
+	if [ -z "$probe" ] || ! line=$("$probe"); then
 		line="machine: $(nproc) cpus, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
+	fi
 	echo "$line; $(uname -r), glibc $(ldd --version | awk 'NR == 1 { print $NF }')"
 }
 
