@@ -156,7 +156,7 @@ static void clock_window(struct rt_replay *r)
 }
 
 struct tables {
-	size_t slots, syncs, threads, stats;
+	size_t slots, syncs, threads, stats, first_after, skip;
 };
 
 /* Ideal bytes a replay thread gathers before adding them to the shared
@@ -314,7 +314,8 @@ static uint64_t waits_for_end(const struct rt_replay *r, const struct rt_thread 
  * 138 MB of stacks and stream windows.  One such follower a stream, of a
  * higher index (trace2wl numbers streams by their first op, so no chain
  * can loop).  A follower is published, until its thread reaches it, as
- * what it is: waiting on that sync point, at its first call (clock.c).
+ * what it is: waiting on that sync point, at its first call (clock.c's
+ * rt_clock_order).
  * -1 when out of memory for the sync points' table.
  */
 static int chain(struct rt_replay *r, struct mt_error *e)
@@ -336,9 +337,20 @@ static int chain(struct rt_replay *r, struct mt_error *e)
 		r->threads[before - 1].then = t;
 		t->chained = 1;
 		atomic_store(&t->waiting, wait);
-		atomic_store(&t->at, t->first_call_ns);
 	}
 	untable(ends, bytes);
+	return 0;
+}
+
+/* The clock's view of the streams in their order (rt_clock_order). */
+static int order(struct rt_replay *r, struct tables *tb, struct mt_error *e)
+{
+	r->first_after = table(r->info->threads, sizeof *r->first_after, &tb->first_after);
+	r->skip = table(r->info->threads, sizeof *r->skip, &tb->skip);
+	if (!r->first_after || !r->skip)
+		return mt_error_set(e, mt_wl_path(r->wl), "out of memory for the order of %u threads",
+				    r->info->threads);
+	rt_clock_order(r);
 	return 0;
 }
 
@@ -482,7 +494,7 @@ int rt_replay_run(const char *path, const struct rt_opts *o, struct rt_result *r
 	for (unsigned c = MT_CALL_MALLOC; c <= MT_CALL_FREE_ALIGNED_SIZED; c++)
 		r.total_calls += r.info->calls[c];
 	if (emulations(&r, e) || build(&r, &tb, e) || rt_survey(&r, e) || chain(&r, e) ||
-	    stats(&r, &tb, e) || rt_monitor_open(&r, e))
+	    order(&r, &tb, e) || stats(&r, &tb, e) || rt_monitor_open(&r, e))
 		goto out;
 	clock_window(&r);
 	rt_stream_setup(&r);
@@ -498,6 +510,8 @@ int rt_replay_run(const char *path, const struct rt_opts *o, struct rt_result *r
 out:
 	rt_monitor_close(&r, NULL); /* after an earlier error, which is the one to tell */
 	untable(r.stats, tb.stats);
+	untable((void *)r.skip, tb.skip);
+	untable(r.first_after, tb.first_after);
 	untable(r.threads, tb.threads);
 	untable((void *)r.syncs, tb.syncs);
 	untable(r.slots, tb.slots);

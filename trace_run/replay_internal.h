@@ -140,6 +140,15 @@ struct rt_replay {
 	struct rt_callstat *stats; /* every thread's, see rt_thread.stat */
 	int clocked;               /* the shared clock orders the threads (clock.c) */
 	uint64_t window_ns;        /* its window */
+	/* What the clock scans for the slowest thread (clock.c's slowest):
+	 * streams from begun on have not begun, and each stands at its first
+	 * call, the earliest of them first_after[begun]'s (first_after[i]: the
+	 * stream of index i or higher whose first call comes first, the lowest
+	 * index among equals); skip[i], once stream i has ended, is an index
+	 * past i below which every stream from i has ended. */
+	_Atomic uint32_t begun;
+	uint32_t *first_after;
+	_Atomic uint32_t *skip;
 	int64_t ideal_cap;         /* and its byte cap: RT_NO_CAP for none (clock.c) */
 	uint64_t alloc_bytes;      /* requested by the recorded allocating calls (survey.c) */
 	uint64_t first_call_ns, last_call_ns; /* recorded times of the first and last calls */
@@ -201,6 +210,11 @@ void rt_clock_release(struct rt_replay *r);
 /* Wakes the threads gated on t, if any: it passed its wake_at, or it is
  * about to wait itself. */
 void rt_clock_wake(struct rt_thread *t);
+/* Before the release, with r->first_after and r->skip of a threads'
+ * entries each: every stream stands at its first call. */
+void rt_clock_order(struct rt_replay *r);
+/* Stream t begins: called by its replay thread before it first moves. */
+void rt_clock_begin(struct rt_thread *t);
 /* The calling thread's CPU time in ns (clock.c). */
 uint64_t rt_thread_cpu_ns(void);
 void *rt_monitor_main(void *arg);

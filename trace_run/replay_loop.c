@@ -1018,6 +1018,7 @@ static void replay_stream(struct rt_thread *t)
 	struct rt_replay *r = t->r;
 	if (t->chained)
 		rt_stream_begin(t);
+	rt_clock_begin(t);
 	/* Its CPU time from its start, read here: read within replay_thread,
 	 * where values live across the call, it cost the loop 6 instructions
 	 * a call (callgrind, git's workload). */
