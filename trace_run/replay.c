@@ -159,19 +159,6 @@ struct tables {
 	size_t slots, syncs, threads, stats, first_after, skip;
 };
 
-/* Ideal bytes a replay thread gathers before adding them to the shared
- * count (replay_loop.c): all threads together at most IDEAL_SLACK_SHARE
- * of the recorded ideal peak, so Max Ideal RSS is within 0.1% of exact;
- * 1 byte (every change at once) without a recorded peak. */
-enum { IDEAL_SLACK_SHARE = 1024 };
-
-static int64_t ideal_batch(const struct rt_replay *r)
-{
-	uint32_t threads = r->info->threads ? r->info->threads : 1;
-	uint64_t batch = r->info->ideal_peak / IDEAL_SLACK_SHARE / threads;
-	return batch > 1 && batch < INT64_MAX / 4 ? (int64_t)batch : 1;
-}
-
 /* A call this long is checked for time off the processor (replay_loop.c's
  * off_cpu_check), in timer units: a preemption, a throttle or a sleep in
  * the allocator is rarely shorter, and few calls are as long, so the check's
@@ -187,7 +174,6 @@ static int build(struct rt_replay *r, struct tables *tb, struct mt_error *e)
 {
 	const char *path = mt_wl_path(r->wl);
 	uint64_t objects = r->info->objects;
-	const int64_t batch = ideal_batch(r);
 	int usable_size = rt_allocator_own("malloc_usable_size");
 	if (objects >= SIZE_MAX / sizeof(struct rt_slot))
 		return mt_error_set(e, path, "%llu objects: too many for this machine",
@@ -215,8 +201,6 @@ static int build(struct rt_replay *r, struct tables *tb, struct mt_error *e)
 		t->touch = r->o->touch;
 		t->page = r->page;
 		atomic_store(&t->wake_at, RT_AT_NONE);
-		t->ideal_bias = (uint64_t)batch - 1;
-		t->ideal_span = 2 * ((uint64_t)batch - 1);
 		t->ideal_cap = r->ideal_cap;
 		t->long_call = long_call_units(&r->timer);
 		t->index = i;
@@ -340,6 +324,29 @@ static int chain(struct rt_replay *r, struct mt_error *e)
 	}
 	untable(ends, bytes);
 	return 0;
+}
+
+/* Ideal bytes a stream gathers before adding them to the shared count
+ * (replay_loop.c): all replay threads together at most IDEAL_SLACK_SHARE
+ * of the recorded ideal peak, so Max Ideal RSS is within 0.1% of exact;
+ * 1 byte (every change at once) without a recorded peak.  Shared by
+ * replay threads, not streams: a stream flushes what it gathered when it
+ * ends, before the next on its thread begins (chain).  Divided among
+ * 3,001 streams instead, CPython's 3,000 threads in turn flushed on
+ * nearly every call. */
+enum { IDEAL_SLACK_SHARE = 1024 };
+
+static void ideal_batches(struct rt_replay *r)
+{
+	uint32_t threads = 0;
+	for (uint32_t i = 0; i < r->info->threads; i++)
+		threads += own_thread(r, i);
+	uint64_t batch = r->info->ideal_peak / IDEAL_SLACK_SHARE / (threads ? threads : 1);
+	batch = batch > 1 && batch < INT64_MAX / 4 ? batch : 1;
+	for (uint32_t i = 0; i < r->info->threads; i++) {
+		r->threads[i].ideal_bias = batch - 1;
+		r->threads[i].ideal_span = 2 * (batch - 1);
+	}
 }
 
 /* The clock's view of the streams in their order (rt_clock_order). */
@@ -497,6 +504,7 @@ int rt_replay_run(const char *path, const struct rt_opts *o, struct rt_result *r
 	    order(&r, &tb, e) || stats(&r, &tb, e) || rt_monitor_open(&r, e))
 		goto out;
 	clock_window(&r);
+	ideal_batches(&r);
 	rt_stream_setup(&r);
 	res->emulated = r.foreign;
 	if (spawn(&r, &started, e))
