@@ -232,6 +232,11 @@ void mt_helper_unmap(struct mt_slot *s, uint8_t *base, uint32_t size)
 	}
 }
 
+int mt_helper_filling(const uint8_t *base)
+{
+	return base == filling;
+}
+
 void mt_helper_hand_over(void)
 {
 	handed_over = 1;

@@ -52,6 +52,9 @@ void mt_helper_unmap(struct mt_slot *s, uint8_t *base, uint32_t size);
  * when it is done: it reads every page it fills. */
 void mt_helper_release(uint8_t *base, uint32_t size);
 
+/* Whether base is the window the helper is still filling. */
+int mt_helper_filling(const uint8_t *base);
+
 /* The window the helper is filling is taken by its thread as it stands:
  * the helper leaves it mapped when done. */
 void mt_helper_hand_over(void);

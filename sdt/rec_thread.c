@@ -103,12 +103,59 @@ static void drop_prepared(struct mt_slot *s)
 	s->next_state = MT_NEXT_NONE;
 }
 
-/* The slot's thread is gone: close and unmap its window, free the slot. */
-static uint32_t retire(struct mt_slot *s, unsigned epoch)
+/*
+ * What a gone thread's slot leaves ready for the next slot made (heir),
+ * as the first window of a thread that has none, so that a program that
+ * starts a thread for each task (CPython's threading, a thread-per-request
+ * server) does not claim, map, populate and unmap windows for every thread
+ * beyond the bytes it fills: the window it had prepared ahead, or else the
+ * unused pages of its last window, cut off behind its records as a padding
+ * window of their own (written before the cut, so that a kill between the
+ * two leaves a well-formed file).  Only space that ends the file f: windows
+ * sorted by thread id and offset must stay in claim order, and a thread id
+ * the kernel reuses must not find an earlier thread's windows after its
+ * first.  Returns the bytes of s's own window to unmap.
+ */
+static uint32_t pass_on(struct mt_slot *heir, struct mt_slot *s, const struct mt_file *f)
+{
+	if (heir->next_base)
+		return s->size;
+	if (s->next_state == MT_NEXT_READY && s->next_serial == f->serial &&
+	    s->next_off + s->next_size == f->next) {
+		heir->next_base = s->next_base;
+		heir->next_size = s->next_size;
+		heir->next_off = s->next_off;
+		s->next_base = NULL;
+		s->next_state = MT_NEXT_NONE;
+	} else {
+		uint32_t used = MT_WINDOW_HEADER_SIZE + mt_get_le32(s->base + MT_WH_USED);
+		uint32_t keep = (used + MT_TRACE_ALIGN - 1) & ~(uint32_t)(MT_TRACE_ALIGN - 1);
+		if (s->next_state != MT_NEXT_NONE || s->open || s->serial != f->serial ||
+		    s->off + s->size != f->next || keep + MT_WINDOW_MIN > s->size ||
+		    mt_helper_filling(s->base))
+			return s->size;
+		struct mt_window_info pad = { .size = s->size - keep, .flags = MT_WHF_CLOSED };
+		mt_window_header_encode(s->base + keep, &pad);
+		mt_put_le32(s->base + MT_WH_SIZE, keep);
+		heir->next_base = s->base + keep;
+		heir->next_size = s->size - keep;
+		heir->next_off = s->off + keep;
+		s->size = keep;
+	}
+	heir->next_serial = f->serial;
+	heir->next_state = MT_NEXT_READY;
+	return s->size;
+}
+
+/* The slot's thread is gone: close and unmap its window, free the slot.
+ * With heir (and f, the current file), what it leaves goes there
+ * (pass_on). */
+static uint32_t retire(struct mt_slot *s, unsigned epoch, struct mt_slot *heir,
+		       const struct mt_file *f)
 {
 	uint32_t n = close_open_window(s, epoch, 1);
 	if (s->base)
-		mt_helper_release(s->base, s->size);
+		mt_helper_release(s->base, heir ? pass_on(heir, s, f) : s->size);
 	drop_prepared(s);
 	if (s->old_base)
 		munmap(s->old_base, s->old_size);
@@ -120,22 +167,27 @@ static uint32_t retire(struct mt_slot *s, unsigned epoch)
 
 struct mt_slot *mt_slot_get(struct mt_file *f, unsigned epoch)
 {
+	struct mt_slot heir = { 0 };
 	if (exited_slots)
 		EACH_SLOT(s) if (s->in_use && s->exited && thread_gone(s->tid))
-			f->records += retire(s, epoch);
+			f->records += retire(s, epoch, &heir, f);
 	for (struct slot_chunk *c = &first_chunk;; c = c->next) {
 		for (int i = 0; i < CHUNK_SLOTS; i++) {
 			struct mt_slot *s = &c->slots[i];
 			if (!s->in_use) {
-				*s = (struct mt_slot){ .in_use = 1, .tid = (uint32_t)gettid() };
+				*s = heir;
+				s->in_use = 1;
+				s->tid = (uint32_t)gettid();
 				return s;
 			}
 		}
 		if (!c->next) {
 			void *m = mmap(NULL, sizeof *c, PROT_READ | PROT_WRITE,
 				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-			if (m == MAP_FAILED)
+			if (m == MAP_FAILED) {
+				drop_prepared(&heir);
 				return NULL;
+			}
 			c->next = m; /* zeroed: all slots free */
 		}
 	}
@@ -201,16 +253,15 @@ static uint32_t own_window_size(struct mt_slot *s, uint32_t seq)
  * when the helper is not there or late.  Its pages are made writable as
  * the helper makes them (MAP_POPULATE would leave them write-protected on
  * ext4: a fault a page at the first store).  NULL after saying why not. */
-static uint8_t *map_window(struct mt_file *f, uint32_t want, uint32_t *size)
+static uint8_t *map_window(struct mt_file *f, uint32_t want, uint32_t *size, uint64_t *off)
 {
-	uint64_t off;
 	*size = want;
-	if (mt_file_claim(f, size, &off))
+	if (mt_file_claim(f, size, off))
 		return NULL;
-	mt_pages_write_zeros(f, off, *size);
-	void *m = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd.fd, (off_t)off);
+	mt_pages_write_zeros(f, *off, *size);
+	void *m = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd.fd, (off_t)*off);
 	if (m == MAP_FAILED) {
-		mt_file_unclaim(f, off, errno);
+		mt_file_unclaim(f, *off, errno);
 		return NULL;
 	}
 	mt_pages_populate(m, *size);
@@ -229,15 +280,18 @@ int mt_window_open(struct mt_tls *t, unsigned epoch, struct mt_file *f)
 		t->seq++;
 	}
 	uint32_t size;
+	uint64_t off = s->next_off;
 	uint8_t *m = take_prepared(s, f, &size);
 	if (m == MAP_FAILED)
 		return -1;
 	if (m)
 		s->bridges = 0;
-	else if (!(m = map_window(f, own_window_size(s, t->seq), &size)))
+	else if (!(m = map_window(f, own_window_size(s, t->seq), &size, &off)))
 		return -1;
 	s->base = m;
 	s->size = size;
+	s->off = off;
+	s->serial = f->serial;
 	s->epoch = epoch;
 	s->base_ts = mt_clock_ts();
 	s->open = 1;
@@ -257,12 +311,17 @@ int mt_window_open(struct mt_tls *t, unsigned epoch, struct mt_file *f)
 	return 0;
 }
 
+/* The next window is never smaller than this one, which may be one that a
+ * gone thread left ready (inherit_prepared): a thread-per-task program's
+ * threads then pass one window of a size on to each other instead of
+ * growing one from 4 KiB in each. */
 void mt_window_want_next(struct mt_tls *t, struct mt_file *f)
 {
 	struct mt_slot *s = t->slot;
+	uint32_t size = window_size(t->seq + 1);
 	t->limit = t->full;
 	if (s->next_state == MT_NEXT_NONE)
-		mt_helper_want(s, f, window_size(t->seq + 1));
+		mt_helper_want(s, f, size > s->size ? size : s->size);
 }
 
 void mt_window_release(struct mt_tls *t, struct mt_file *f)
@@ -290,7 +349,7 @@ uint64_t mt_windows_collect(unsigned epoch, int close)
 		if (!s->in_use)
 			continue;
 		if (close && thread_gone(s->tid)) {
-			total += retire(s, epoch);
+			total += retire(s, epoch, NULL, NULL);
 		} else if (close) {
 			total += close_open_window(s, epoch, 0);
 		} else if (s->base && s->open && s->epoch == epoch) {

@@ -44,6 +44,8 @@ enum mt_next_state {
 struct mt_slot {
 	uint8_t *base;        /* the mapped window, NULL when none */
 	uint32_t size;
+	uint64_t off;         /* its offset in the file */
+	unsigned serial;      /* and that file's mt_file.serial */
 	uint8_t *next_base;   /* the window prepared ahead, when MT_NEXT_READY */
 	uint32_t next_size;
 	uint64_t next_off;    /* its offset in the file */

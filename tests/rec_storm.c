@@ -6,6 +6,9 @@
  *
  * Usage: rec_storm LOG THREADS CALLS FORKS   the parent
  *        rec_storm LOG exec CALLS            the image a child execs
+ *        rec_storm LOG turn THREADS CALLS    THREADS threads started and
+ *                                            joined one after another, CALLS
+ *                                            calls each, no signal, no fork
  *
  * Each thread that counts makes its calls between two markers, a
  * malloc(REC_SPAN_BEGIN) and a malloc(REC_SPAN_END), and makes no other
@@ -153,6 +156,29 @@ static void *storm(void *arg)
 	return NULL;
 }
 
+/* A program that starts a thread for each piece of work and joins it
+ * before the next: each thread's windows end the trace when it ends. */
+static void *turn_worker(void *arg)
+{
+	struct worker *w = arg;
+	w->sum = mixed_calls(0x9e3779b97f4a7c15ull * (uint64_t)(w->index + 1), w->calls);
+	return NULL;
+}
+
+static uint64_t threads_in_turn(int threads, long calls)
+{
+	uint64_t sum = 0;
+	for (int i = 0; i < threads; i++) {
+		struct worker w = { .index = i, .calls = calls };
+		pthread_t th;
+		if (pthread_create(&th, NULL, turn_worker, &w))
+			die("pthread_create");
+		pthread_join(th, NULL);
+		sum += w.sum;
+	}
+	return sum;
+}
+
 /* A child: its calls, then exec of the counting image, which is traced too. */
 static void child(const char *self, long calls)
 {
@@ -189,8 +215,16 @@ int main(int argc, char **argv)
 		mixed_calls(0xabcdefull, atol(argv[3]));
 		return 0;
 	}
+	if (argc == 5 && strcmp(argv[2], "turn") == 0 && atoi(argv[3]) > 0 && atol(argv[4]) > 0) {
+		log_path = argv[1];
+		uint64_t sum = threads_in_turn(atoi(argv[3]), atol(argv[4]));
+		printf("rec_storm: %s threads in turn x %s calls: checksum %llu\n", argv[3], argv[4],
+		       (unsigned long long)sum);
+		return fflush(stdout) == 0 ? 0 : 1;
+	}
 	if (argc != 5 || atoi(argv[2]) < 1 || atoi(argv[2]) > MAX_THREADS || atol(argv[3]) < 1) {
-		fprintf(stderr, "usage: rec_storm LOG THREADS CALLS FORKS | LOG exec CALLS\n");
+		fprintf(stderr, "usage: rec_storm LOG THREADS CALLS FORKS | LOG exec CALLS | "
+			"LOG turn THREADS CALLS\n");
 		return 2;
 	}
 	log_path = argv[1];
