@@ -15,7 +15,7 @@
 #                     when given; standard output goes where real.sh says
 # shellcheck shell=sh
 
-corpus="cc1 cc1plus python pythreads perl sqlite git zstd"
+corpus="cc1 cc1plus python pythreads pytasks perl sqlite git zstd"
 
 # pick_programs OPTION LIST: sets $programs to the comma-separated LIST
 # (given with OPTION), or to the whole corpus when LIST is empty; dies on a
@@ -157,6 +157,24 @@ print(sum(done))
 EOF
 }
 run_pythreads() { PYTHONMALLOC=malloc "$@" /usr/bin/python3 work.py "$(scaled 120000)"; }
+
+about_pytasks() {
+	echo "Debian's python3 (PYTHONMALLOC=malloc): a thread started and joined for each of $(scaled 3000) tasks, each JSON-encoding and decoding 100 dicts ($(scaled 3000) threads in turn)"
+}
+missing_pytasks() { missing_python; }
+setup_pytasks() {
+	cat >work.py <<'EOF'
+import json, sys, threading
+def task(i):
+    rows = [{"id": j, "name": "task%d-%d" % (i, j), "tags": ["t%d" % (j % 7)]} for j in range(100)]
+    json.loads(json.dumps(rows))
+for i in range(int(sys.argv[1])):
+    t = threading.Thread(target=task, args=(i,))
+    t.start()
+    t.join()
+EOF
+}
+run_pytasks() { PYTHONMALLOC=malloc "$@" /usr/bin/python3 work.py "$(scaled 3000)"; }
 
 about_perl() {
 	echo "perl 5.36, 2 interpreter threads each filling, sorting and clearing a hash of $(scaled 150000) keys (2 threads)"
