@@ -111,17 +111,18 @@ static void drop_prepared(struct mt_slot *s)
  * beyond the bytes it fills: the window it had prepared ahead, or else the
  * unused pages of its last window, cut off behind its records as a padding
  * window of their own (written before the cut, so that a kill between the
- * two leaves a well-formed file).  Only space that ends the file f: windows
- * sorted by thread id and offset must stay in claim order, and a thread id
- * the kernel reuses must not find an earlier thread's windows after its
- * first.  Returns the bytes of s's own window to unmap.
+ * two leaves a well-formed file).  Only for a thread whose id no earlier
+ * slot had (mt_slot_get): readers group windows by thread id and offset,
+ * and a thread id the kernel reuses must not find an earlier thread's
+ * windows after its first; a new id is in no window at all, so its first
+ * can be anywhere in the file.  Returns the bytes of s's own window to
+ * unmap.
  */
 static uint32_t pass_on(struct mt_slot *heir, struct mt_slot *s, const struct mt_file *f)
 {
 	if (heir->next_base)
 		return s->size;
-	if (s->next_state == MT_NEXT_READY && s->next_serial == f->serial &&
-	    s->next_off + s->next_size == f->next) {
+	if (s->next_state == MT_NEXT_READY && s->next_serial == f->serial) {
 		heir->next_base = s->next_base;
 		heir->next_size = s->next_size;
 		heir->next_off = s->next_off;
@@ -131,8 +132,7 @@ static uint32_t pass_on(struct mt_slot *heir, struct mt_slot *s, const struct mt
 		uint32_t used = MT_WINDOW_HEADER_SIZE + mt_get_le32(s->base + MT_WH_USED);
 		uint32_t keep = (used + MT_TRACE_ALIGN - 1) & ~(uint32_t)(MT_TRACE_ALIGN - 1);
 		if (s->next_state != MT_NEXT_NONE || s->open || s->serial != f->serial ||
-		    s->off + s->size != f->next || keep + MT_WINDOW_MIN > s->size ||
-		    mt_helper_filling(s->base))
+		    keep + MT_WINDOW_MIN > s->size || mt_helper_filling(s->base))
 			return s->size;
 		struct mt_window_info pad = { .size = s->size - keep, .flags = MT_WHF_CLOSED };
 		mt_window_header_encode(s->base + keep, &pad);
@@ -167,17 +167,21 @@ static uint32_t retire(struct mt_slot *s, unsigned epoch, struct mt_slot *heir,
 
 struct mt_slot *mt_slot_get(struct mt_file *f, unsigned epoch)
 {
+	static uint32_t highest_tid; /* of any slot made so far */
+	const uint32_t tid = (uint32_t)gettid();
+	const int new_tid = tid > highest_tid;
 	struct mt_slot heir = { 0 };
+	highest_tid = new_tid ? tid : highest_tid;
 	if (exited_slots)
 		EACH_SLOT(s) if (s->in_use && s->exited && thread_gone(s->tid))
-			f->records += retire(s, epoch, &heir, f);
+			f->records += retire(s, epoch, new_tid ? &heir : NULL, f);
 	for (struct slot_chunk *c = &first_chunk;; c = c->next) {
 		for (int i = 0; i < CHUNK_SLOTS; i++) {
 			struct mt_slot *s = &c->slots[i];
 			if (!s->in_use) {
 				*s = heir;
 				s->in_use = 1;
-				s->tid = (uint32_t)gettid();
+				s->tid = tid;
 				return s;
 			}
 		}
