@@ -316,7 +316,7 @@ int mt_window_open(struct mt_tls *t, unsigned epoch, struct mt_file *f)
 }
 
 /* The next window is never smaller than this one, which may be one that a
- * gone thread left ready (inherit_prepared): a thread-per-task program's
+ * gone thread left ready (pass_on): a thread-per-task program's
  * threads then pass one window of a size on to each other instead of
  * growing one from 4 KiB in each. */
 void mt_window_want_next(struct mt_tls *t, struct mt_file *f)
