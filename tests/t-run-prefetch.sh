@@ -1,7 +1,8 @@
 #!/bin/sh
 # t-run-prefetch: a thread that frees its blocks in another order than it
 # made them, long after, prefetches its frees' object slots, and replays
-# exactly as one that does not: every call, the exact ideal peak.  Blocks
+# exactly as one that does not: every call, the ideal peak (exact with one
+# stream, to 1/1024 with two).  Blocks
 # freed right after they are made turn no prefetching on.  Both with
 # recorded times (a recording of python3) and without (a MALLOC_TRACE log).
 . "$top_srcdir/tests/lib.sh"
@@ -66,8 +67,13 @@ done
 for pace in "" --unpaced; do
 	trace_run --json --touch=none $pace mixed.wl >mixed.run 2>err || fail "mixed.wl $pace: $(cat err)"
 	expect_calls "mixed.wl $pace" mixed.stats mixed.run
-	expect_eq "mixed.wl $pace: ideal peak" "$(jget mixed.stats "['ideal_peak']")" \
-		"$(jget mixed.run "['ideal_peak_bytes']")"
+	# Two streams: each gathers its changes before adding them to the
+	# shared count, so the peak is exact to 1/1024 (trace_run.1).
+	exact=$(jget mixed.stats "['ideal_peak']")
+	got=$(jget mixed.run "['ideal_peak_bytes']")
+	off=$((got > exact ? got - exact : exact - got))
+	[ $((off * 1024)) -le "$exact" ] ||
+		fail "mixed.wl $pace: ideal peak $got, recorded $exact: more than 1/1024 off"
 	n=$(jget mixed.run "['prefetching_threads']")
 	[ "$n" -ge 1 ] || fail "mixed.wl $pace: no thread prefetches (prefetching_threads $n)"
 done
