@@ -323,6 +323,8 @@ static int chain(struct rt_replay *r, struct mt_error *e)
 		atomic_store(&t->waiting, wait);
 	}
 	untable(ends, bytes);
+	for (uint32_t i = 0; i < r->info->threads; i++)
+		r->replay_threads += own_thread(r, i);
 	return 0;
 }
 
@@ -338,10 +340,8 @@ enum { IDEAL_SLACK_SHARE = 1024 };
 
 static void ideal_batches(struct rt_replay *r)
 {
-	uint32_t threads = 0;
-	for (uint32_t i = 0; i < r->info->threads; i++)
-		threads += own_thread(r, i);
-	uint64_t batch = r->info->ideal_peak / IDEAL_SLACK_SHARE / (threads ? threads : 1);
+	uint32_t threads = r->replay_threads ? r->replay_threads : 1;
+	uint64_t batch = r->info->ideal_peak / IDEAL_SLACK_SHARE / threads;
 	batch = batch > 1 && batch < INT64_MAX / 4 ? batch : 1;
 	for (uint32_t i = 0; i < r->info->threads; i++) {
 		r->threads[i].ideal_bias = batch - 1;

@@ -147,6 +147,7 @@ struct rt_replay {
 	 * index among equals); skip[i], once stream i has ended, is an index
 	 * past i below which every stream from i has ended. */
 	_Atomic uint32_t begun;
+	uint32_t replay_threads;   /* streams with a replay thread of their own (replay.c) */
 	uint32_t *first_after;
 	_Atomic uint32_t *skip;
 	int64_t ideal_cap;         /* and its byte cap: RT_NO_CAP for none (clock.c) */

@@ -47,10 +47,7 @@ const uint8_t *rt_stream_stop(const struct rt_thread *t, const uint8_t *p)
  * it on its thread has ended, and maps its first window in then. */
 void rt_stream_setup(struct rt_replay *r)
 {
-	uint32_t streams = 0;
-	for (uint32_t i = 0; i < r->info->threads; i++)
-		streams += r->threads[i].stream != r->threads[i].end && !r->threads[i].chained;
-	size_t window = WINDOWS_TOTAL / (streams ? streams : 1);
+	size_t window = WINDOWS_TOTAL / (r->replay_threads ? r->replay_threads : 1);
 	window = window > WINDOW_MAX ? WINDOW_MAX : window < WINDOW_MIN ? WINDOW_MIN : window;
 	window &= ~(r->page - 1);
 	for (uint32_t i = 0; i < r->info->threads; i++) {
