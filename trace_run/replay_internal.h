@@ -82,6 +82,10 @@ struct rt_thread {
 	_Atomic uint64_t next_last_new;
 	_Atomic int next_new_signed;
 	size_t window;          /* stream bytes held ahead, see stream.c */
+	/* On its replay thread (stream.c): the pages of the streams before it
+	 * not yet let go of, [behind_from, behind_to), and how far they were
+	 * mapped in. */
+	const uint8_t *behind_from, *behind_to, *mapped_to;
 	int64_t rss_next;       /* ideal bytes at which it reads the RSS again */
 	int64_t ideal_pending;  /* ideal bytes gathered, not yet in r->ideal_live */
 	/* The gathered bytes that are flushed, batch either way (replay_loop.c),
@@ -245,8 +249,10 @@ void rt_stream_setup(struct rt_replay *r);
 /* Where the window that starts at p ends. */
 const uint8_t *rt_stream_stop(const struct rt_thread *t, const uint8_t *p);
 /* Maps t's first window in (rt_stream_setup does, but for chained streams). */
-void rt_stream_begin(const struct rt_thread *t);
+void rt_stream_begin(struct rt_thread *t);
 const uint8_t *rt_stream_next(struct rt_thread *t, const uint8_t *held, const uint8_t *p);
+/* Lets go of t's pages from held to its end, or hands them on (stream.c). */
+void rt_stream_end(struct rt_thread *t, const uint8_t *held);
 /* This process's resident set now, exact (slow: walks the page tables). */
 uint64_t rt_rss_exact(const struct rt_replay *r);
 

@@ -893,9 +893,10 @@ static inline __attribute__((always_inline)) void replay_thread(struct rt_thread
 	struct ahead la = { .p = p, .st = st };
 	for (int i = 0; prefetch && i < PREFETCH_AHEAD; i++)
 		look_ahead(t, &la, end, timing);
-	/* The stream a window at a time (stream.c): at the end of each, the
-	 * pages behind are let go of and the next window mapped in. */
-	for (; p < end; held = rt_stream_next(t, held, p)) {
+	/* The stream a window at a time (stream.c): at the end of each but
+	 * the last, the pages behind are let go of and the next window mapped
+	 * in; the last one's go to rt_stream_end. */
+	for (; p < end; held = p < end ? rt_stream_next(t, held, p) : held) {
 		const uint8_t *const stop = rt_stream_stop(t, p);
 		while (p < stop) {
 			const uint8_t *at = p;
@@ -969,6 +970,7 @@ static inline __attribute__((always_inline)) void replay_thread(struct rt_thread
 		publish_last(t, RT_AT_NONE);
 	if (t->ideal_pending)
 		ideal_flush(t);
+	rt_stream_end(t, held);
 	t->cpu_ns = rt_thread_cpu_ns() - t->cpu_ns;
 	atomic_store_explicit(&t->state, RT_FINISHED, memory_order_release);
 }

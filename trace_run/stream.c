@@ -13,6 +13,15 @@
  * windows alone, and the other tables went over.  The work at a
  * window's end (two madvise calls, ~0.1 ms for 4 MB, once per million
  * calls or so) is outside the timed region.
+ *
+ * Streams chained on one replay thread (replay.c) are short, often a few
+ * tens of KB, and lie one after another in the file (trace2wl writes the
+ * streams in thread order).  Letting go of each one's pages as it ends
+ * cost a TLB shootdown a stream (an interrupt to every other processor
+ * the process runs on), and mapping each one in a system call: so the
+ * streams that follow one another on a thread are mapped in a window at a
+ * time, and let go of once a quarter of a window has gathered behind.
+ * A replay thread then holds at most a window and a quarter of stream.
  */
 #include "config.h"
 
@@ -58,9 +67,44 @@ void rt_stream_setup(struct rt_replay *r)
 	}
 }
 
-void rt_stream_begin(const struct rt_thread *t)
+/* A chained stream's first window was mapped in with the stream before it
+ * on its thread if that one ends where it starts and was mapped in past it
+ * (mapped_to, handed down the chain); else it is mapped in with the
+ * streams after it that follow on in the file, as far as a window. */
+void rt_stream_begin(struct rt_thread *t)
 {
-	map_in(t, t->stream, rt_stream_stop(t, t->stream));
+	const uint8_t *stop = rt_stream_stop(t, t->stream);
+	if (stop <= t->mapped_to)
+		return;
+	const struct rt_thread *last = t;
+	while (last->then && last->then->stream == last->end &&
+	       (size_t)(last->then->end - t->stream) <= t->window)
+		last = last->then;
+	t->mapped_to = last == t ? stop : last->end;
+	map_in(t, t->stream, t->mapped_to);
+}
+
+/* At the stream's end: its pages from held on join those behind it on its
+ * thread, and are let go of with them once they are a quarter window or
+ * no stream follows; what is kept, and how far the thread's streams are
+ * mapped in, goes to the stream run next. */
+void rt_stream_end(struct rt_thread *t, const uint8_t *held)
+{
+	if (t->behind_to != held) {
+		mt_let_go(t->behind_from, t->behind_to);
+		t->behind_from = held;
+	}
+	t->behind_to = t->end;
+	struct rt_thread *next = t->then;
+	if (!next || (size_t)(t->behind_to - t->behind_from) >= t->window / 4) {
+		mt_let_go(t->behind_from, t->behind_to);
+		t->behind_from = t->behind_to = NULL;
+	}
+	if (next) {
+		next->behind_from = t->behind_from;
+		next->behind_to = t->behind_to;
+		next->mapped_to = next->stream == t->end ? t->mapped_to : NULL;
+	}
 }
 
 const uint8_t *rt_stream_next(struct rt_thread *t, const uint8_t *held, const uint8_t *p)

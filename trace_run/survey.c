@@ -121,11 +121,28 @@ static int touch_slots(struct stamps *s, uint64_t old, uint64_t new)
 	return cold;
 }
 
+/* The stream pages the pass has read and not let go of.  Streams follow
+ * one another in the file, so the pages of short ones are let go of
+ * together: one madvise a stream cost 3,000 TLB shootdowns on a program
+ * that ran a thread for each of 3,000 tasks. */
+struct behind {
+	const uint8_t *from, *to;
+};
+
+static void behind_upto(struct behind *b, const uint8_t *p)
+{
+	if (p - b->from >= MT_LET_GO_EVERY) {
+		mt_let_go(b->from, p);
+		b->from = p;
+	}
+	b->to = p;
+}
+
 /* One thread's stream: the call types it makes, its pauses longer than
  * cap into mine (when pacing), that its recorded times fit, and whether it
  * frees cold enough to prefetch. */
 static int survey_thread(struct rt_replay *r, uint32_t i, uint64_t cap, struct gaps *mine,
-			 struct stamps *stamps, struct mt_error *e)
+			 struct stamps *stamps, struct behind *held, struct mt_error *e)
 {
 	const struct mt_wl_thread *wt = mt_wl_get_thread(r->wl, i);
 	const uint8_t *p = mt_wl_stream(r->wl, i), *end = p + wt->length;
@@ -137,7 +154,10 @@ static int survey_thread(struct rt_replay *r, uint32_t i, uint64_t cap, struct g
 	int leading = 1; /* every op so far a WAIT */
 
 	mine->n = 0;
-	const uint8_t *held = p;
+	if (held->to != p) {
+		mt_let_go(held->from, held->to);
+		held->from = held->to = p;
+	}
 	struct rt_thread *t = &r->threads[i];
 	while (p < end) {
 		/* Cannot fail: trace_run opens the workload with the full check. */
@@ -146,10 +166,7 @@ static int survey_thread(struct rt_replay *r, uint32_t i, uint64_t cap, struct g
 		leading = leading && op.code == MT_OP_WAIT;
 		if (leading && lead < RT_LEAD_WAITS)
 			t->lead_waits[lead++] = op.sync + 1;
-		if (p - held >= MT_LET_GO_EVERY) {
-			mt_let_go(held, p);
-			held = p;
-		}
+		behind_upto(held, p);
 		if (__builtin_add_overflow(rec, op.delta_ns, &rec) || rec > (uint64_t)INT64_MAX)
 			return mt_error_set(e, mt_wl_path(r->wl), "thread %u (tid %u): recorded time "
 					    "passes 2^63 ns", i, wt->tid);
@@ -167,7 +184,7 @@ static int survey_thread(struct rt_replay *r, uint32_t i, uint64_t cap, struct g
 			return mt_error_set(e, mt_wl_path(r->wl), "out of memory for idle stretches");
 		last = rec;
 	}
-	mt_let_go(held, end);
+	behind_upto(held, end);
 	t->prefetch = cold && cold >= calls / COLD_SHARE;
 	_Static_assert(RT_AT_NONE == UINT64_MAX, "a stream without calls has its first at none");
 	t->first_call_ns = first;
@@ -183,6 +200,7 @@ static int survey_thread(struct rt_replay *r, uint32_t i, uint64_t cap, struct g
 int rt_survey(struct rt_replay *r, struct mt_error *e)
 {
 	struct gaps all = { 0 }, mine = { 0 }, next = { 0 };
+	struct behind held = { 0 };
 	struct stamps stamps = { .bytes = (r->info->objects / SLOTS_A_LINE + 1) * sizeof(uint32_t) };
 	uint64_t cap = r->idle_cap_ns;
 	int rc = push(&all, 0, UINT64_MAX);
@@ -196,7 +214,7 @@ int rt_survey(struct rt_replay *r, struct mt_error *e)
 	}
 
 	for (uint32_t i = 0; !rc && i < r->info->threads; i++) {
-		rc = survey_thread(r, i, cap, &mine, &stamps, e);
+		rc = survey_thread(r, i, cap, &mine, &stamps, &held, e);
 		if (!rc && r->o->pace) {
 			if (intersect(&all, &mine, cap, &next))
 				rc = mt_error_set(e, mt_wl_path(r->wl), "out of memory for idle stretches");
@@ -205,6 +223,7 @@ int rt_survey(struct rt_replay *r, struct mt_error *e)
 			next = swap;
 		}
 	}
+	mt_let_go(held.from, held.to);
 	munmap(stamps.line, stamps.bytes);
 	drop(&mine);
 	drop(&next);
