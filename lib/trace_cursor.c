@@ -8,6 +8,7 @@
  */
 #include <sys/mman.h>
 
+#include "mapped.h"
 #include "trace_internal.h"
 
 static const struct mt_trace_window *cur_window(const struct mt_trace_cursor *c)
@@ -60,21 +61,45 @@ static int leave_window(struct mt_trace_cursor *c, struct mt_error *e)
  * Drops the window's pages from this process once read: the mapping is
  * read-only and private, so they stay in the page cache for anyone else,
  * but a reader's resident size then stays that of the windows in use, not
- * of the whole trace.  One system call per window (4 KiB to 1 MiB).
- * Whole blocks of the kernel's fault-around: a fault in this window also
- * mapped the neighbouring windows' pages of its 64 KiB block, which, where
- * their threads had already ended, nothing else would drop (3,000 short
- * CPython threads: 87 MB of such pages).  A neighbour still being read
- * takes its pages again at a minor fault.
+ * of the whole trace.  Whole blocks of the kernel's fault-around: a fault
+ * in this window also mapped the neighbouring windows' pages of its 64 KiB
+ * block, which, where their threads had already ended, nothing else would
+ * drop (3,000 short CPython threads: 87 MB of such pages).  A neighbour
+ * still being read takes its pages again at a minor fault.
+ *
+ * Windows read one after another mostly lie one after another in the file
+ * (a thread's, and those of threads run in turn), so the ranges gather
+ * while they touch and go MT_LET_GO_EVERY at a time: a drop is a TLB
+ * shootdown, and one a window took most of the converter's time on a
+ * trace of 3,000 threads run in turn (8,000 windows of ~30 KB).  A reader
+ * holds at most that much more.
  */
+static void drop_pages(struct mt_trace *t)
+{
+	if (t->drop_to > t->drop_from)
+		madvise((void *)(t->map + t->drop_from), t->drop_to - t->drop_from, MADV_DONTNEED);
+	t->drop_from = t->drop_to = 0;
+}
+
 static void release_window(const struct mt_trace_cursor *c)
 {
+	/* mt_trace_open made it writable; its cursors share this state */
+	struct mt_trace *t = (struct mt_trace *)c->t;
 	const struct mt_trace_window *w = cur_window(c);
 	uint64_t from = w->off & ~(uint64_t)(MT_FAULT_AROUND - 1);
 	uint64_t to = (w->off + w->size + MT_FAULT_AROUND - 1) & ~(uint64_t)(MT_FAULT_AROUND - 1);
-	if (to > c->t->len)
-		to = c->t->len;
-	madvise((void *)(c->t->map + from), to - from, MADV_DONTNEED);
+	if (to > t->len)
+		to = t->len;
+	if (from > t->drop_to || to < t->drop_from) {
+		drop_pages(t);
+		t->drop_from = from;
+		t->drop_to = to;
+	} else {
+		t->drop_from = from < t->drop_from ? from : t->drop_from;
+		t->drop_to = to > t->drop_to ? to : t->drop_to;
+	}
+	if (t->drop_to - t->drop_from >= MT_LET_GO_EVERY)
+		drop_pages(t);
 }
 
 int mt_trace_cursor_turn(struct mt_trace_cursor *c, int rc, struct mt_rec *r, uint64_t *recno,

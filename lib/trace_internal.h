@@ -53,6 +53,10 @@ struct mt_trace {
 	size_t nmodules, modules_cap;
 	uint32_t generation;    /* module map in effect while reading the table */
 	int generation_seen, table_cut;
+	/* Pages of windows read and not yet dropped, [drop_from, drop_to):
+	 * the cursors' reading state (trace_cursor.c), the one part of a
+	 * trace they change, so one trace is read from one thread at a time. */
+	uint64_t drop_from, drop_to;
 };
 
 /* How t's records are coded (mt_codec_init's mode): version 2 stamps

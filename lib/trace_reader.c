@@ -286,19 +286,24 @@ static int walk_windows(struct mt_trace *t, struct mt_error *e)
 		/* Reading the header mapped the 64 KiB around it (the kernel's
 		 * fault-around), the tail of windows walked before included,
 		 * which would stay resident until a cursor came by: a long
-		 * trace's index would hold much of the file.  So all of that goes;
-		 * the cursors map pages again as they read them. */
+		 * trace's index would hold much of the file.  So all of that goes,
+		 * MT_LET_GO_EVERY at a time: dropped a window at a time, each
+		 * drop a TLB shootdown, the index of a trace of 8,000 small
+		 * windows cost more than its records' decoding.  The cursors map
+		 * pages again as they read them. */
 		uint64_t from = off & ~(uint64_t)(MT_FAULT_AROUND - 1);
 		uint64_t to = off + w.size < limit ? off + w.size : limit;
 		if (from > dropped)
 			from = dropped;
-		madvise((void *)(t->map + from), to - from, MADV_DONTNEED);
-		dropped = to & ~(uint64_t)(MT_TRACE_ALIGN - 1);
+		if (to - from >= MT_LET_GO_EVERY) {
+			madvise((void *)(t->map + from), to - from, MADV_DONTNEED);
+			dropped = to & ~(uint64_t)(MT_TRACE_ALIGN - 1);
+		}
 		open += !(w.flags & MT_WHF_CLOSED);
 		off += w.size;
 	}
 	warn_zero_run(t, zero_from, off < limit ? off : limit);
-	if (dropped < t->len) /* pages mapped around the last header */
+	if (dropped < t->len) /* pages mapped around the last headers */
 		madvise((void *)(t->map + dropped), t->len - dropped, MADV_DONTNEED);
 	if (t->table_cut && !t->cut_warned)
 		warn(t, "truncated inside the stack table at offset %llu", (unsigned long long)limit);
