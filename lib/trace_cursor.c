@@ -8,7 +8,6 @@
  */
 #include <sys/mman.h>
 
-#include "mapped.h"
 #include "trace_internal.h"
 
 static const struct mt_trace_window *cur_window(const struct mt_trace_cursor *c)
@@ -67,12 +66,13 @@ static int leave_window(struct mt_trace_cursor *c, struct mt_error *e)
  * drop (3,000 short CPython threads: 87 MB of such pages).  A neighbour
  * still being read takes its pages again at a minor fault.
  *
- * Windows read one after another mostly lie one after another in the file
- * (a thread's, and those of threads run in turn), so the ranges gather
- * while they touch and go MT_LET_GO_EVERY at a time: a drop is a TLB
- * shootdown, and one a window took most of the converter's time on a
- * trace of 3,000 threads run in turn (8,000 windows of ~30 KB).  A reader
- * holds at most that much more.
+ * Windows read one after another lie near one another in the file (a
+ * thread's, and those of threads run in turn), so what they leave is
+ * dropped in spans of up to MT_DROP_BATCH: a drop a window took most of
+ * the converter's time on a trace of 3,000 threads run in turn (8,000
+ * windows of ~30 KB).  A span may take in a window that a cursor is still
+ * reading, which then faults its pages in again; only pages are lost, no
+ * data, as the mapping is the file's.
  */
 static void drop_pages(struct mt_trace *t)
 {
@@ -90,15 +90,17 @@ static void release_window(const struct mt_trace_cursor *c)
 	uint64_t to = (w->off + w->size + MT_FAULT_AROUND - 1) & ~(uint64_t)(MT_FAULT_AROUND - 1);
 	if (to > t->len)
 		to = t->len;
-	if (from > t->drop_to || to < t->drop_from) {
-		drop_pages(t);
-		t->drop_from = from;
-		t->drop_to = to;
-	} else {
-		t->drop_from = from < t->drop_from ? from : t->drop_from;
-		t->drop_to = to > t->drop_to ? to : t->drop_to;
+	if (t->drop_to > t->drop_from) {
+		uint64_t lo = from < t->drop_from ? from : t->drop_from;
+		uint64_t hi = to > t->drop_to ? to : t->drop_to;
+		if (hi - lo <= MT_DROP_BATCH)
+			from = lo, to = hi;
+		else
+			drop_pages(t);
 	}
-	if (t->drop_to - t->drop_from >= MT_LET_GO_EVERY)
+	t->drop_from = from;
+	t->drop_to = to;
+	if (to - from >= MT_DROP_BATCH)
 		drop_pages(t);
 }
 

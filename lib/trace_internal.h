@@ -15,6 +15,12 @@
  * pages too, and those stay resident unless dropped with it. */
 #define MT_FAULT_AROUND (64u << 10)
 
+/* Pages read are dropped this many bytes at a time, not a window at a
+ * time: each drop is a TLB shootdown, an interrupt to every other
+ * processor the reader has run on (trace_reader.c, trace_cursor.c).  A
+ * reader holds at most this much more of the file. */
+#define MT_DROP_BATCH (1u << 20)
+
 struct mt_trace_window {
 	uint64_t off;       /* file offset of the window header */
 	uint64_t data_end;  /* file offset past the last complete record */

@@ -287,15 +287,14 @@ static int walk_windows(struct mt_trace *t, struct mt_error *e)
 		 * fault-around), the tail of windows walked before included,
 		 * which would stay resident until a cursor came by: a long
 		 * trace's index would hold much of the file.  So all of that goes,
-		 * MT_LET_GO_EVERY at a time: dropped a window at a time, each
-		 * drop a TLB shootdown, the index of a trace of 8,000 small
-		 * windows cost more than its records' decoding.  The cursors map
-		 * pages again as they read them. */
+		 * MT_DROP_BATCH at a time: dropped a window at a time, the index
+		 * of a trace of 8,000 small windows cost more than its records'
+		 * decoding.  The cursors map pages again as they read them. */
 		uint64_t from = off & ~(uint64_t)(MT_FAULT_AROUND - 1);
 		uint64_t to = off + w.size < limit ? off + w.size : limit;
 		if (from > dropped)
 			from = dropped;
-		if (to - from >= MT_LET_GO_EVERY) {
+		if (to - from >= MT_DROP_BATCH) {
 			madvise((void *)(t->map + from), to - from, MADV_DONTNEED);
 			dropped = to & ~(uint64_t)(MT_TRACE_ALIGN - 1);
 		}
