@@ -104,58 +104,112 @@ static void drop_prepared(struct mt_slot *s)
 }
 
 /*
- * What a gone thread's slot leaves ready for the next slot made (heir),
- * as the first window of a thread that has none, so that a program that
- * starts a thread for each task (CPython's threading, a thread-per-request
- * server) does not claim, map, populate and unmap windows for every thread
- * beyond the bytes it fills: the window it had prepared ahead, or else the
- * unused pages of its last window, cut off behind its records as a padding
- * window of their own (written before the cut, so that a kill between the
- * two leaves a well-formed file).  Only for a thread whose id no earlier
- * slot had (mt_slot_get): readers group windows by thread id and offset,
- * and a thread id the kernel reuses must not find an earlier thread's
- * windows after its first; a new id is in no window at all, so its first
- * can be anywhere in the file.  Returns the bytes of s's own window to
- * unmap.
+ * What gone threads leave ready for others, so that a program that starts
+ * a thread for each task (CPython's threading, a thread-per-request
+ * server) does not claim, map, populate and unmap windows for every
+ * thread beyond the bytes it fills: the window a thread had prepared
+ * ahead, and the unused pages of its last window, cut off behind its
+ * records as a padding window of their own (written before the cut, so
+ * that a kill between the two leaves a well-formed file).  Both are
+ * mapped and populated, and padding in the file until a thread writes a
+ * header over one.
+ *
+ * A spare becomes the first window of a thread whose id no earlier slot
+ * had (mt_slot_get), or the next window of a thread whose current one
+ * lies before it (mt_window_want_next): readers group windows by thread
+ * id and offset, so a thread's windows must follow one another in the
+ * file, and a thread id the kernel reuses must not find an earlier
+ * thread's windows after its first; a new id is in no window at all, so
+ * its first can be anywhere.  At most SPARES_MAX are kept, the largest.
+ * The recorder lock guards them.
  */
-static uint32_t pass_on(struct mt_slot *heir, struct mt_slot *s, const struct mt_file *f)
+enum { SPARES_MAX = 8 };
+
+struct spare {
+	uint8_t *base;
+	uint32_t size;
+	uint64_t off;
+	unsigned serial;
+};
+
+static struct spare spares[SPARES_MAX];
+static unsigned nspares;
+
+static void spare_drop(unsigned i)
 {
-	if (heir->next_base)
-		return s->size;
+	munmap(spares[i].base, spares[i].size); /* it stays padding */
+	spares[i] = spares[--nspares];
+}
+
+static void spare_keep(uint8_t *base, uint32_t size, uint64_t off, unsigned serial)
+{
+	unsigned smallest = 0;
+	for (unsigned i = 1; i < nspares; i++)
+		smallest = spares[i].size < spares[smallest].size ? i : smallest;
+	if (nspares == SPARES_MAX) {
+		if (spares[smallest].size >= size) {
+			munmap(base, size);
+			return;
+		}
+		spare_drop(smallest);
+	}
+	spares[nspares++] = (struct spare){ base, size, off, serial };
+}
+
+/* The largest spare of f after offset `after` and of `least` bytes or
+ * more, handed to s as its window prepared ahead; 0 if there is none. */
+static int spare_take(struct mt_slot *s, const struct mt_file *f, uint64_t after,
+		      uint32_t least)
+{
+	int best = -1;
+	for (unsigned i = 0; i < nspares; i++)
+		if (spares[i].serial == f->serial && spares[i].off > after &&
+		    spares[i].size >= least &&
+		    (best < 0 || spares[i].size > spares[best].size))
+			best = (int)i;
+	if (best < 0)
+		return 0;
+	s->next_base = spares[best].base;
+	s->next_size = spares[best].size;
+	s->next_off = spares[best].off;
+	s->next_serial = f->serial;
+	s->next_state = MT_NEXT_READY;
+	spares[best] = spares[--nspares];
+	return 1;
+}
+
+/* What s's gone thread leaves goes to the spares; returns the bytes of its
+ * window (s->base, if any) to unmap. */
+static uint32_t leave_spares(struct mt_slot *s, const struct mt_file *f)
+{
 	if (s->next_state == MT_NEXT_READY && s->next_serial == f->serial) {
-		heir->next_base = s->next_base;
-		heir->next_size = s->next_size;
-		heir->next_off = s->next_off;
+		spare_keep(s->next_base, s->next_size, s->next_off, s->next_serial);
 		s->next_base = NULL;
 		s->next_state = MT_NEXT_NONE;
-	} else {
-		uint32_t used = MT_WINDOW_HEADER_SIZE + mt_get_le32(s->base + MT_WH_USED);
-		uint32_t keep = (used + MT_TRACE_ALIGN - 1) & ~(uint32_t)(MT_TRACE_ALIGN - 1);
-		if (s->next_state != MT_NEXT_NONE || s->open || s->serial != f->serial ||
-		    keep + MT_WINDOW_MIN > s->size || mt_helper_filling(s->base))
-			return s->size;
-		struct mt_window_info pad = { .size = s->size - keep, .flags = MT_WHF_CLOSED };
-		mt_window_header_encode(s->base + keep, &pad);
-		mt_put_le32(s->base + MT_WH_SIZE, keep);
-		heir->next_base = s->base + keep;
-		heir->next_size = s->size - keep;
-		heir->next_off = s->off + keep;
-		s->size = keep;
 	}
-	heir->next_serial = f->serial;
-	heir->next_state = MT_NEXT_READY;
+	if (!s->base)
+		return 0;
+	uint32_t used = MT_WINDOW_HEADER_SIZE + mt_get_le32(s->base + MT_WH_USED);
+	uint32_t keep = (used + MT_TRACE_ALIGN - 1) & ~(uint32_t)(MT_TRACE_ALIGN - 1);
+	if (s->open || s->serial != f->serial || keep + MT_WINDOW_MIN > s->size ||
+	    mt_helper_filling(s->base))
+		return s->size;
+	struct mt_window_info pad = { .size = s->size - keep, .flags = MT_WHF_CLOSED };
+	mt_window_header_encode(s->base + keep, &pad);
+	mt_put_le32(s->base + MT_WH_SIZE, keep);
+	spare_keep(s->base + keep, s->size - keep, s->off + keep, s->serial);
+	s->size = keep;
 	return s->size;
 }
 
 /* The slot's thread is gone: close and unmap its window, free the slot.
- * With heir (and f, the current file), what it leaves goes there
- * (pass_on). */
-static uint32_t retire(struct mt_slot *s, unsigned epoch, struct mt_slot *heir,
-		       const struct mt_file *f)
+ * With f, the current file, what it leaves goes to the spares. */
+static uint32_t retire(struct mt_slot *s, unsigned epoch, const struct mt_file *f)
 {
 	uint32_t n = close_open_window(s, epoch, 1);
+	uint32_t size = f ? leave_spares(s, f) : s->size;
 	if (s->base)
-		mt_helper_release(s->base, heir ? pass_on(heir, s, f) : s->size);
+		mt_helper_release(s->base, size);
 	drop_prepared(s);
 	if (s->old_base)
 		munmap(s->old_base, s->old_size);
@@ -169,12 +223,13 @@ struct mt_slot *mt_slot_get(struct mt_file *f, unsigned epoch)
 {
 	static uint32_t highest_tid; /* of any slot made so far */
 	const uint32_t tid = (uint32_t)gettid();
-	const int new_tid = tid > highest_tid;
 	struct mt_slot heir = { 0 };
-	highest_tid = new_tid ? tid : highest_tid;
 	if (exited_slots)
 		EACH_SLOT(s) if (s->in_use && s->exited && thread_gone(s->tid))
-			f->records += retire(s, epoch, new_tid ? &heir : NULL, f);
+			f->records += retire(s, epoch, f);
+	if (tid > highest_tid)
+		spare_take(&heir, f, 0, 0);
+	highest_tid = tid > highest_tid ? tid : highest_tid;
 	for (struct slot_chunk *c = &first_chunk;; c = c->next) {
 		for (int i = 0; i < CHUNK_SLOTS; i++) {
 			struct mt_slot *s = &c->slots[i];
@@ -315,17 +370,20 @@ int mt_window_open(struct mt_tls *t, unsigned epoch, struct mt_file *f)
 	return 0;
 }
 
-/* The next window is never smaller than this one, which may be one that a
- * gone thread left ready (pass_on): a thread-per-task program's
- * threads then pass one window of a size on to each other instead of
- * growing one from 4 KiB in each. */
+/* The next window is a spare that lies after this one, if there is one of
+ * half the size wanted or more (a smaller one would only make more
+ * windows to map and unmap); else the helper's, never smaller than this
+ * one, which may be a spare: a thread-per-task program's threads then pass
+ * windows of a size on to each other instead of growing one from 4 KiB in
+ * each. */
 void mt_window_want_next(struct mt_tls *t, struct mt_file *f)
 {
 	struct mt_slot *s = t->slot;
 	uint32_t size = window_size(t->seq + 1);
+	size = size > s->size ? size : s->size;
 	t->limit = t->full;
-	if (s->next_state == MT_NEXT_NONE)
-		mt_helper_want(s, f, size > s->size ? size : s->size);
+	if (s->next_state == MT_NEXT_NONE && !spare_take(s, f, s->off, size / 2))
+		mt_helper_want(s, f, size);
 }
 
 void mt_window_release(struct mt_tls *t, struct mt_file *f)
@@ -353,7 +411,7 @@ uint64_t mt_windows_collect(unsigned epoch, int close)
 		if (!s->in_use)
 			continue;
 		if (close && thread_gone(s->tid)) {
-			total += retire(s, epoch, NULL, NULL);
+			total += retire(s, epoch, NULL);
 		} else if (close) {
 			total += close_open_window(s, epoch, 0);
 		} else if (s->base && s->open && s->epoch == epoch) {
@@ -380,6 +438,9 @@ int mt_window_holding(const void *addr, uint8_t **base, uint32_t *size)
 		    holds(s->next_base, s->next_size, addr, base, size))
 			return 1;
 	}
+	for (unsigned i = 0; i < nspares; i++)
+		if (holds(spares[i].base, spares[i].size, addr, base, size))
+			return 1;
 	return 0;
 }
 
@@ -403,15 +464,34 @@ static struct mt_slot *prepared_at_end(const struct mt_file *f)
 	return NULL;
 }
 
+/* A spare that ends the file, or -1. */
+static int spare_at_end(const struct mt_file *f)
+{
+	for (unsigned i = 0; i < nspares; i++)
+		if (spares[i].serial == f->serial && spares[i].off + spares[i].size == f->next)
+			return (int)i;
+	return -1;
+}
+
 void mt_windows_drop_prepared(struct mt_file *f)
 {
 	struct mt_slot *s;
-	while ((s = prepared_at_end(f)) && mt_file_unclaim_quietly(f, s->next_off) == 0)
-		drop_prepared(s);
+	int i;
+	for (;;) {
+		if ((s = prepared_at_end(f)) && mt_file_unclaim_quietly(f, s->next_off) == 0)
+			drop_prepared(s);
+		else if ((i = spare_at_end(f)) >= 0 &&
+			 mt_file_unclaim_quietly(f, spares[i].off) == 0)
+			spare_drop((unsigned)i);
+		else
+			break;
+	}
 	EACH_SLOT(s) {
 		if (s->in_use)
 			drop_prepared(s);
 	}
+	while (nspares)
+		spare_drop(0);
 }
 
 void mt_windows_forget(void)
@@ -425,6 +505,8 @@ void mt_windows_forget(void)
 			munmap(s->old_base, s->old_size);
 		*s = (struct mt_slot){ 0 };
 	}
+	while (nspares)
+		spare_drop(0);
 	mt_helper_forget();
 	exited_slots = 0;
 	mt_tls.slot = NULL;

@@ -1,28 +1,41 @@
 #!/bin/sh
 # t-rec-turn: a program that starts a thread for each piece of work and
-# joins it before the next (rec_storm's turn mode: 500 threads of 3,000
-# calls) loses no call, and its threads pass what their windows left unused
-# on to the next (sdt/rec_thread.c, pass_on): at most 40 KiB of trace a
-# thread, where each growing its own windows from 4 KiB took 62 KiB (four
-# windows a thread, against two).
+# joins it before the next (rec_storm's turn mode) loses no call, and its
+# threads leave what their windows did not use to the threads after them
+# (sdt/rec_thread.c, the spares).  500 threads of 3,000 calls: at most
+# 40 KiB of trace a thread, where each growing its own windows from 4 KiB
+# took 62 KiB (four windows a thread, against two).  500 of 10,000 calls
+# (~100 KB of records each): at most 124 KiB, where passing on only the
+# window prepared ahead, and leaving the last one's unused pages as
+# padding, took 137-143 KiB.
 . "$top_srcdir/tests/lib.sh"
 
-threads=500 calls=3000
-MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE=$t_dir/turn LD_PRELOAD=$MTRACECTL_LIB \
-	"$top_builddir/tests/rec_storm" "$t_dir/turn.log" turn $threads $calls >out 2>err ||
-	fail "rec_storm failed: $(cat err)"
-[ ! -s err ] || fail "unexpected messages: $(cat err)"
-expect_eq "threads that logged all their calls" $threads "$(grep -c " $calls\$" turn.log)"
-trace=$(ls turn.*[0-9])
-"$top_builddir/tests/rec_count" "$trace" >counted 2>count.err || fail "$(cat count.err)"
-sort turn.log >made
-sort counted >recorded
-cmp -s made recorded || fail "calls recorded differ from calls made (PID TID CALLS): $(diff made recorded | head -5)"
+# turn THREADS CALLS BOUND: the calls read back, the trace within BOUND
+# bytes a thread, and it converts without a warning.
+turn() {
+	threads=$1 calls=$2 bound=$3
+	rm -f turn.*
+	MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE=$t_dir/turn LD_PRELOAD=$MTRACECTL_LIB \
+		"$top_builddir/tests/rec_storm" "$t_dir/turn.log" turn $threads $calls >out 2>err ||
+		fail "rec_storm failed: $(cat err)"
+	[ ! -s err ] || fail "unexpected messages: $(cat err)"
+	expect_eq "threads that logged all their $calls calls" $threads \
+		"$(grep -c " $calls\$" turn.log)"
+	trace=$(ls turn.*[0-9])
+	"$top_builddir/tests/rec_count" "$trace" >counted 2>count.err || fail "$(cat count.err)"
+	sort turn.log >made
+	sort counted >recorded
+	cmp -s made recorded ||
+		fail "calls recorded differ from calls made (PID TID CALLS): $(diff made recorded | head -5)"
 
-bytes=$(stat -c %s "$trace")
-echo "$threads threads in turn: $bytes bytes of trace, $((bytes / threads)) a thread"
-[ "$bytes" -le $((threads * 40960)) ] ||
-	fail "$bytes bytes of trace for $threads threads in turn (bound: 40 KiB a thread)"
-trace2wl turn.wl "$trace" >conv.out 2>conv.err || fail "trace2wl: $(cat conv.err)"
-[ ! -s conv.err ] || fail "trace2wl warned: $(cat conv.err)"
+	bytes=$(stat -c %s "$trace")
+	echo "$threads threads in turn of $calls calls: $bytes bytes of trace, $((bytes / threads)) a thread"
+	[ "$bytes" -le $((threads * bound)) ] ||
+		fail "$bytes bytes of trace for $threads threads in turn of $calls calls (bound: $bound a thread)"
+	trace2wl turn.wl "$trace" >conv.out 2>conv.err || fail "trace2wl: $(cat conv.err)"
+	[ ! -s conv.err ] || fail "trace2wl warned: $(cat conv.err)"
+}
+
+turn 500 3000 40960
+turn 500 10000 126976
 pass
