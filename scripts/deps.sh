@@ -4,7 +4,7 @@
 # Usage: scripts/deps.sh build|test|bench
 #   build: compiler, autotools, <sys/sdt.h>, libunwind (stacks), elfutils' libdw,
 #          ISA-L's igzip (gzip for mtrace-report --export)
-#   test:  build + the tools the tests drive (bpftrace, stap, readelf, chromium
+#   test:  build + the tools the tests drive (bpftrace, stap, readelf, strace, chromium
 #          for the HTML pages), the other allocators the replay tests run
 #          against, clang with its sanitizer and libFuzzer runtimes
 #          (scripts/fuzz.sh), and node + npm (t-report-export.sh installs
@@ -16,7 +16,7 @@
 set -eu
 
 build="gcc g++ make autoconf automake libtool pkg-config systemtap-sdt-dev libunwind-dev libdw-dev libelf-dev libisal-dev"
-test="$build elfutils binutils systemtap bpftrace python3 chromium libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0 clang libclang-rt-dev nodejs npm"
+test="$build elfutils binutils strace systemtap bpftrace python3 chromium libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0 clang libclang-rt-dev nodejs npm"
 bench="$test heaptrack ltrace valgrind time perl sqlite3 git zstd isal"
 
 case "${1:-build}" in

@@ -10,7 +10,8 @@ sdt_libmtinterpose_la_SOURCES = \
 	sdt/recorder.c sdt/recorder.h sdt/rec_hot.c \
 	sdt/rec_thread.c sdt/rec_thread.h sdt/rec_helper.c sdt/rec_helper.h \
 	sdt/rec_file.c sdt/rec_file.h sdt/rec_fd.h sdt/rec_sigbus.c \
-	sdt/rec_pages.c sdt/rec_pages.h sdt/rec_regions.c sdt/rec_regions.h \
+	sdt/rec_pages.c sdt/rec_pages.h sdt/rec_maps.c sdt/rec_maps.h \
+	sdt/rec_regions.c sdt/rec_regions.h \
 	sdt/rec_config.c sdt/rec_config.h sdt/rec_list.c sdt/rec_list.h \
 	sdt/rec_text.c sdt/rec_text.h sdt/rec_clock.h \
 	sdt/api.c sdt/image_end.c sdt/visibility.h

@@ -7,8 +7,8 @@
  * window's zeros (0.1-0.3 ms a MiB): a thread that asks for it then waits
  * for that one write at most.  The helper's own cost: per window a
  * fallocate, a 64-byte pwrite, an mmap, a pwrite of zeros, the populate
- * and a load from each page (rec_pages.c), and an munmap; it sleeps until
- * a thread asks (a check every 100 ms).
+ * and a load from each page (rec_pages.c), and a share of an unmap
+ * (rec_maps.c); it sleeps until a thread asks (a check every 100 ms).
  *
  * A claimed window is made padding (a window header with tid 0, which
  * readers skip) before it is mapped, so a window prepared but never used -
@@ -26,6 +26,7 @@
 
 #include "rec_clock.h"
 #include "rec_helper.h"
+#include "rec_maps.h"
 #include "rec_pages.h"
 #include "recorder.h"
 
@@ -37,8 +38,6 @@ static uint8_t *filling;        /* the window being populated, outside the lock 
 static uint32_t filling_size;
 static int handed_over;         /* its thread took it as it was */
 static int done_with;           /* and filled it already: unmapped once populated */
-static uint8_t *unmapping;      /* the mapping being unmapped, for a fork */
-static uint32_t unmapping_size;
 static int creator_policy;      /* of the thread that started the helper */
 static struct sched_param creator_param;
 
@@ -76,7 +75,7 @@ static void prepare(struct mt_slot *s)
 	}
 	uint8_t *m = MAP_FAILED;
 	if (write_padding(file->fd.fd, off, size) == 0)
-		m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, file->fd.fd, (off_t)off);
+		m = mt_maps_window(file, off, size);
 	if (m == MAP_FAILED) {
 		/* As when a thread maps its own: the space goes back, and the
 		 * thread stops at its window's end. */
@@ -100,19 +99,15 @@ static void prepare(struct mt_slot *s)
 	else if (!handed_over && s->next_state == MT_NEXT_FILLING && s->next_base == m)
 		s->next_state = MT_NEXT_READY;
 	else
-		munmap(m, size); /* full already, or given up (it stays padding) */
+		mt_maps_unmap(m, size); /* full already, or given up (it stays padding) */
 	handed_over = done_with = 0;
 }
 
 static void unmap_old(struct mt_slot *s)
 {
-	unmapping = s->old_base;
-	unmapping_size = s->old_size;
+	uint8_t *base = s->old_base;
 	s->old_base = NULL;
-	pthread_mutex_unlock(lock);
-	munmap(unmapping, unmapping_size);
-	pthread_mutex_lock(lock);
-	unmapping = NULL;
+	mt_maps_unmap(base, s->old_size);
 }
 
 static uint64_t now_ns(void)
@@ -218,7 +213,7 @@ void mt_helper_release(uint8_t *base, uint32_t size)
 	if (base == filling)
 		done_with = 1; /* the helper unmaps it when it has populated it */
 	else
-		munmap(base, size);
+		mt_maps_unmap(base, size);
 }
 
 void mt_helper_unmap(struct mt_slot *s, uint8_t *base, uint32_t size)
@@ -244,12 +239,10 @@ void mt_helper_hand_over(void)
 
 void mt_helper_forget(void)
 {
-	/* Both are the parent's; a range unmapped twice (the slots' own went
-	 * first) is no error, as nothing was mapped in between. */
-	if (unmapping)
-		munmap(unmapping, unmapping_size);
+	/* The parent's; a range unmapped twice (the slots' own went first) is
+	 * no error, as nothing was mapped in between. */
 	if (filling)
-		munmap(filling, filling_size);
-	unmapping = filling = NULL;
+		mt_maps_unmap(filling, filling_size);
+	filling = NULL;
 	running = failed = handed_over = done_with = 0;
 }

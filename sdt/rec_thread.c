@@ -26,6 +26,7 @@
 
 #include "rec_clock.h"
 #include "rec_helper.h"
+#include "rec_maps.h"
 #include "rec_pages.h"
 #include "rec_thread.h"
 
@@ -98,7 +99,7 @@ static uint32_t close_open_window(struct mt_slot *s, unsigned epoch, int last)
 static void drop_prepared(struct mt_slot *s)
 {
 	if (s->next_state == MT_NEXT_READY)
-		munmap(s->next_base, s->next_size);
+		mt_maps_unmap(s->next_base, s->next_size);
 	s->next_base = NULL;
 	s->next_state = MT_NEXT_NONE;
 }
@@ -137,7 +138,7 @@ static unsigned nspares;
 
 static void spare_drop(unsigned i)
 {
-	munmap(spares[i].base, spares[i].size); /* it stays padding */
+	mt_maps_unmap(spares[i].base, spares[i].size); /* it stays padding */
 	spares[i] = spares[--nspares];
 }
 
@@ -148,7 +149,7 @@ static void spare_keep(uint8_t *base, uint32_t size, uint64_t off, unsigned seri
 		smallest = spares[i].size < spares[smallest].size ? i : smallest;
 	if (nspares == SPARES_MAX) {
 		if (spares[smallest].size >= size) {
-			munmap(base, size);
+			mt_maps_unmap(base, size);
 			return;
 		}
 		spare_drop(smallest);
@@ -212,7 +213,7 @@ static uint32_t retire(struct mt_slot *s, unsigned epoch, const struct mt_file *
 		mt_helper_release(s->base, size);
 	drop_prepared(s);
 	if (s->old_base)
-		munmap(s->old_base, s->old_size);
+		mt_maps_unmap(s->old_base, s->old_size);
 	if (s->exited)
 		exited_slots--;
 	*s = (struct mt_slot){ 0 };
@@ -318,7 +319,7 @@ static uint8_t *map_window(struct mt_file *f, uint32_t want, uint32_t *size, uin
 	if (mt_file_claim(f, size, off))
 		return NULL;
 	mt_pages_write_zeros(f, *off, *size);
-	void *m = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd.fd, (off_t)*off);
+	uint8_t *m = mt_maps_window(f, *off, *size);
 	if (m == MAP_FAILED) {
 		mt_file_unclaim(f, *off, errno);
 		return NULL;
@@ -492,22 +493,24 @@ void mt_windows_drop_prepared(struct mt_file *f)
 	}
 	while (nspares)
 		spare_drop(0);
+	mt_maps_flush();
 }
 
 void mt_windows_forget(void)
 {
 	EACH_SLOT(s) {
 		if (s->in_use && s->base)
-			munmap(s->base, s->size);
+			mt_maps_unmap(s->base, s->size);
 		if (s->next_base)
-			munmap(s->next_base, s->next_size);
+			mt_maps_unmap(s->next_base, s->next_size);
 		if (s->old_base)
-			munmap(s->old_base, s->old_size);
+			mt_maps_unmap(s->old_base, s->old_size);
 		*s = (struct mt_slot){ 0 };
 	}
 	while (nspares)
 		spare_drop(0);
 	mt_helper_forget();
+	mt_maps_flush();
 	exited_slots = 0;
 	mt_tls.slot = NULL;
 	mt_tls.epoch = 0;

@@ -60,7 +60,7 @@ tests_rec_cxx_CXXFLAGS = -std=c++17 -pthread
 REC_TESTS = tests/t-rec-known.sh tests/t-rec-probes.sh tests/t-rec-programs.sh \
 	tests/t-rec-kill.sh tests/t-rec-fork-exec.sh tests/t-rec-stress.sh tests/t-rec-api.sh \
 	tests/t-rec-env.sh tests/t-rec-bpftrace.sh tests/t-rec-allocators.sh \
-	tests/t-rec-storm.sh tests/t-rec-turn.sh tests/t-rec-limits.sh tests/t-rec-disk-full.sh tests/t-rec-cut.sh \
+	tests/t-rec-storm.sh tests/t-rec-turn.sh tests/t-rec-unmaps.sh tests/t-rec-limits.sh tests/t-rec-disk-full.sh tests/t-rec-cut.sh \
 	tests/t-rec-record.sh tests/t-rec-kill-mt.sh tests/t-rec-stamps.sh tests/t-rec-sparse.sh
 TESTS += $(REC_TESTS)
 EXTRA_DIST += $(REC_TESTS)
