@@ -5,9 +5,12 @@
 # (sdt/rec_thread.c, the spares).  500 threads of 3,000 calls: at most
 # 40 KiB of trace a thread, where each growing its own windows from 4 KiB
 # took 62 KiB (four windows a thread, against two).  500 of 10,000 calls
-# (~100 KB of records each): at most 124 KiB, where passing on only the
-# window prepared ahead, and leaving the last one's unused pages as
-# padding, took 137-143 KiB.
+# (~100 KB of records each): at most 256 KiB.  On an idle machine they
+# take 112-115 KiB, where passing on only the window prepared ahead, and
+# leaving the last one's unused pages as padding, took 137-143; but how
+# much is left as padding depends on how late the helper is, and under a
+# sanitizer beside other tests one run took 216 KiB, so the bound is only
+# for gross regressions (docs/BENCHMARKS.md has the figures).
 . "$top_srcdir/tests/lib.sh"
 
 # turn THREADS CALLS BOUND: the calls read back, the trace within BOUND
@@ -37,5 +40,5 @@ turn() {
 }
 
 turn 500 3000 40960
-turn 500 10000 126976
+turn 500 10000 262144
 pass
