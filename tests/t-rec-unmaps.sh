@@ -34,7 +34,10 @@ maps=$(grep -c 'MAP_SHARED|MAP_FIXED' area.sys || true)
 backs=$(grep -c 'PROT_NONE, MAP_PRIVATE|MAP_FIXED|MAP_ANONYMOUS|MAP_NORESERVE' area.sys || true)
 unmaps=$(grep -c 'munmap(' area.sys || true)
 echo "area: $maps windows mapped, $backs given back, $unmaps other unmaps"
-[ "$maps" -ge "$threads" ] || fail "area: $maps windows mapped into the area, expected $threads or more"
+# Spares (gone threads' windows reused) need no mapping: a quarter of the
+# threads is a floor that shows the area in use.
+[ "$maps" -ge $((threads / 4)) ] ||
+	fail "area: $maps windows mapped into the area, expected $((threads / 4)) or more"
 [ $(((backs + unmaps) * 4)) -le "$maps" ] ||
 	fail "area: $backs windows given back and $unmaps unmaps for $maps windows (bound: a quarter)"
 
@@ -43,5 +46,6 @@ fixed=$(grep -c 'MAP_SHARED|MAP_FIXED' limited.sys || true)
 anywhere=$(grep -c 'PROT_READ|PROT_WRITE, MAP_SHARED, ' limited.sys || true)
 echo "under ulimit -v: $fixed windows in an area, $anywhere mapped anywhere"
 expect_eq "windows mapped into an area under ulimit -v" 0 "$fixed"
-[ "$anywhere" -ge "$threads" ] || fail "under ulimit -v: $anywhere windows mapped, expected $threads or more"
+[ "$anywhere" -ge $((threads / 4)) ] ||
+	fail "under ulimit -v: $anywhere windows mapped, expected $((threads / 4)) or more"
 pass
