@@ -129,13 +129,15 @@ struct behind {
 	const uint8_t *from, *to;
 };
 
+/* The pass has read up to p: what is behind goes once it is
+ * MT_LET_GO_EVERY.  b->to is set at a stream's end (survey_thread), not
+ * at every op. */
 static void behind_upto(struct behind *b, const uint8_t *p)
 {
 	if (p - b->from >= MT_LET_GO_EVERY) {
 		mt_let_go(b->from, p);
 		b->from = p;
 	}
-	b->to = p;
 }
 
 /* One thread's stream: the call types it makes, its pauses longer than
@@ -185,6 +187,7 @@ static int survey_thread(struct rt_replay *r, uint32_t i, uint64_t cap, struct g
 		last = rec;
 	}
 	behind_upto(held, end);
+	held->to = end;
 	t->prefetch = cold && cold >= calls / COLD_SHARE;
 	_Static_assert(RT_AT_NONE == UINT64_MAX, "a stream without calls has its first at none");
 	t->first_call_ns = first;
