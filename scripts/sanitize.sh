@@ -1,9 +1,8 @@
 #!/bin/sh
 # sanitize.sh - the suite again against sanitizer builds; scripts/test.sh
-# runs it after the plain suite, in a configured tree.
+# runs it after distcheck, in a configured tree.
 #
 # Usage: scripts/sanitize.sh [STAGE]...   (default: asan ubsan tsan)
-#        scripts/sanitize.sh --uncovered
 #   asan   tools, lib/ and test programs with ASan+UBSan (gcc): every test
 #          that does not put the recorder into a process, less the
 #          exclusions of docs/RELIABILITY.md
@@ -16,9 +15,6 @@
 # are what ships).  Prints "PASS: ..." or "FAIL: ..." per test and ends
 # with "sanitize failed: NAME, NAME..." where something failed, then
 # "sanitize: N passed, N failed, N skipped"; exits 1 on any failure.
-# --uncovered prints the tests that no stage runs (the ASan exclusions the
-# UBSan stage does not take): scripts/test.sh gives them to distcheck, so
-# that between them every test runs once from the shipped tree.
 set -eu
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -53,14 +49,6 @@ asan_excluded="tests/t-conv-many-threads.sh tests/t-run-threads.sh tests/t-run-o
 # threads and whose assertions do not measure trace_run itself (TSan
 # multiplies its memory) or preload another allocator (TSan owns malloc).
 tsan_tests="tests/t-run-handoff.sh tests/t-run-order.sh tests/t-run-every.sh"
-
-if [ "$stages" = --uncovered ]; then
-	recorder=$(recorder_tests "$top")
-	for t in $asan_excluded; do
-		case " $(echo $recorder) " in *" $t "*) ;; *) echo "$t" ;; esac
-	done
-	exit 0
-fi
 
 passed=0 failed=0 skipped=0 failed_names=
 # note_failure NAME: one more failure, named in the closing lines.
@@ -177,11 +165,42 @@ make distdir distdir="$san/src" >/dev/null
 all=$(make -s list-tests)
 recorder=$(recorder_tests "$san/src")
 
+# configure_stage STAGE: STAGE's tree, configured (configure_in).
+configure_stage() {
+	case $1 in
+	asan)
+		configure_in asan "" \
+			"-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+			"-fsanitize=address,undefined"
+		;;
+	ubsan)
+		# In CPPFLAGS, which compiles see and links do not: given to a
+		# link, -fsanitize=undefined makes libtool link libubsan (and so
+		# libstdc++) into the recorder, which then loads them into every
+		# traced program, and trap mode needs no runtime at all.
+		configure_in ubsan "-fsanitize=undefined -fsanitize-undefined-trap-on-error" "-g -O1" ""
+		;;
+	tsan)
+		configure_in tsan "" "-g -O1 -fsanitize=thread" "-fsanitize=thread"
+		# the stage runs the UBSan tree's other programs (plain, alone)
+		case " $stages " in *" ubsan "*) ;; *) [ -f "$san/ubsan/Makefile" ] || configure_in ubsan "" "" "" ;; esac
+		;;
+	esac
+}
+# A configure script is a serial run of compiler checks, 16 s on the 2-core
+# VM with one processor idle: the trees are configured side by side.
+pids=
+for stage in $stages; do
+	configure_stage "$stage" &
+	pids="$pids $!"
+done
+for pid in $pids; do
+	wait "$pid" || true
+done
+
 for stage in $stages; do
 	case $stage in
 	asan)
-		f="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-		configure_in asan "" "$f" "-fsanitize=address,undefined"
 		sel=
 		for t in $all; do
 			case " $(echo $recorder $asan_excluded) " in *" $t "*) ;; *) sel="$sel $t" ;; esac
@@ -190,21 +209,14 @@ for stage in $stages; do
 		count "$san/asan" "asan"
 		;;
 	ubsan)
-		# In CPPFLAGS, which compiles see and links do not: given to a
-		# link, -fsanitize=undefined makes libtool link libubsan (and so
-		# libstdc++) into the recorder, which then loads them into every
-		# traced program, and trap mode needs no runtime at all.
-		configure_in ubsan "-fsanitize=undefined -fsanitize-undefined-trap-on-error" "-g -O1" ""
 		# shellcheck disable=SC2086
 		check_in ubsan $recorder
 		count "$san/ubsan" "ubsan"
 		;;
 	tsan)
-		configure_in tsan "" "-g -O1 -fsanitize=thread" "-fsanitize=thread"
 		(cd "$san/tsan" && make -j"$jobs" trace_run/trace_run >/dev/null 2>build.err) ||
 			tail -n 20 "$san/tsan/build.err"
 		# The other programs the tests run are the UBSan tree's.
-		[ -f "$san/ubsan/Makefile" ] || configure_in ubsan "" "" ""
 		# shellcheck disable=SC2086
 		check_in ubsan $tsan_tests MT_TEST_PATH="$san/tsan/trace_run"
 		count "$san/ubsan" "tsan"

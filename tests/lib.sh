@@ -72,6 +72,8 @@ fail() {
 # skip REASON: this machine lacks what the test needs; say what.
 skip() {
 	echo "SKIP: $t_name: $*" >&2
+	# scripts/test.sh shows the reasons once distcheck's tree is gone
+	[ -z "${MT_SKIP_LOG:-}" ] || echo "SKIP: $t_name: $*" >>"$MT_SKIP_LOG"
 	t_keep=0
 	exit 77
 }
