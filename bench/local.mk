@@ -12,6 +12,11 @@ dist_noinst_SCRIPTS += bench/recorder.sh
 EXTRA_DIST += bench/common.sh
 EXTRA_DIST += bench/rec_run.sh bench/rec_report.sh
 
+# The recorder's mapped windows against a copy into the file, a MiB at a
+# time: what the mapped path's durability costs on this machine.
+noinst_PROGRAMS += bench/window_paths
+bench_window_paths_SOURCES = bench/window_paths.c
+
 # bench/trace2wl.sh: conversion speed and memory on generated traces.
 noinst_PROGRAMS += bench/gen_trace
 bench_gen_trace_SOURCES = bench/gen_trace.c

@@ -18,7 +18,13 @@
  *   - a random read of a 64 MiB table in huge pages, alone (latency: the
  *     converter's and the replay's misses) and prefetched sixteen ahead
  *     (throughput: what trace2wl's look-ahead can reach), and the same
- *     alone on 256 KiB (the caches).
+ *     alone on 256 KiB (the caches);
+ *   - the page fee: the first store to a fresh 4 KiB page, and the first
+ *     load from one that MADV_POPULATE_WRITE already made (what each page
+ *     of a recorder's window costs its helper after the populate).  On a
+ *     machine of its own these are a fraction of a microsecond; the PVM
+ *     guests here take 10-20 us, as the hypervisor builds its own page
+ *     table entry at the first user-mode access (docs/BENCHMARKS.md).
  *
  * Usage: machine_probe [--json]
  * Plain: one line, "machine: ..."; --json: the same figures as an object.
@@ -219,6 +225,45 @@ static int measure_memory(double tpn, struct memory *m)
 	return 0;
 }
 
+/* Microseconds a page of the first store to each of PAGE_FEE_PAGES fresh
+ * anonymous 4 KiB pages (no huge pages), and of the first load from each
+ * after a MADV_POPULATE_WRITE (-1 where the kernel lacks it). */
+enum { PAGE_FEE_PAGES = 2048 };
+
+static int measure_page_fee(double *fresh_us, double *populated_us)
+{
+	size_t page = 4096, n = PAGE_FEE_PAGES * page;
+	for (int populate = 0; populate < 2; populate++) {
+		uint8_t *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return -1;
+		madvise(m, n, MADV_NOHUGEPAGE);
+		double *out = populate ? populated_us : fresh_us;
+		*out = -1;
+#ifdef MADV_POPULATE_WRITE
+		if (populate && madvise(m, n, MADV_POPULATE_WRITE) != 0) {
+			munmap(m, n);
+			continue;
+		}
+#else
+		if (populate) {
+			munmap(m, n);
+			continue;
+		}
+#endif
+		double t0 = mono_ns();
+		for (size_t o = 0; o < n; o += page) {
+			if (populate)
+				(void)*(volatile const uint8_t *)(m + o);
+			else
+				*(volatile uint8_t *)(m + o) = 1;
+		}
+		*out = (mono_ns() - t0) / PAGE_FEE_PAGES / 1000;
+		munmap(m, n);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int json = 0;
@@ -227,7 +272,8 @@ int main(int argc, char **argv)
 	} else if (argc == 2 && strcmp(argv[1], "--help") == 0) {
 		puts("Usage: machine_probe [--json]\n"
 		     "One line on this machine's speed: core clock, instructions a cycle,\n"
-		     "RDTSC's cost, random reads of a large table and of the caches.");
+		     "RDTSC's cost, random reads of a large table and of the caches, and\n"
+		     "what a fresh page costs at its first access.");
 		return 0;
 	} else if (argc != 1) {
 		fprintf(stderr, "machine_probe: unknown argument '%s' (try --help)\n", argv[1]);
@@ -250,20 +296,29 @@ int main(int argc, char **argv)
 		fprintf(stderr, "machine_probe: out of memory for a 64 MiB table\n");
 		return 1;
 	}
+	double fresh_us, populated_us;
+	if (measure_page_fee(&fresh_us, &populated_us) < 0) {
+		fprintf(stderr, "machine_probe: out of memory for %d pages\n", PAGE_FEE_PAGES);
+		return 1;
+	}
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	if (json) {
 		printf("{\"cpus\":%ld,\"vendor\":\"%s\",\"family\":%u,\"model\":%u,\"rdtscp\":%s,"
 		       "\"tsc_mhz\":%.0f,\"core_ghz\":%.2f,\"ipc_independent_adds\":%.2f,"
 		       "\"rdtsc_ns\":%.1f,\"random_read_64mib_ns\":%.1f,"
-		       "\"prefetched_line_64mib_ns\":%.1f,\"random_read_256kib_ns\":%.1f}\n",
+		       "\"prefetched_line_64mib_ns\":%.1f,\"random_read_256kib_ns\":%.1f,"
+		       "\"fresh_page_us\":%.2f,\"populated_page_us\":%.2f}\n",
 		       cpus, c.vendor, c.family, c.model, c.rdtscp ? "true" : "false", tpn * 1000,
-		       ghz, ipc, rdtsc_ns, m.big_ns, m.big_prefetched_ns, m.small_ns);
+		       ghz, ipc, rdtsc_ns, m.big_ns, m.big_prefetched_ns, m.small_ns, fresh_us,
+		       populated_us);
 		return 0;
 	}
 	printf("machine: %ld cpus, %s family %u model %u, %s, TSC %.0f MHz; core %.2f GHz, "
 	       "%.2f instructions a cycle on independent adds; rdtsc %.1f ns; random read "
-	       "%.0f ns (64 MiB), %.1f ns a line prefetched, %.1f ns (256 KiB)\n",
+	       "%.0f ns (64 MiB), %.1f ns a line prefetched, %.1f ns (256 KiB); fresh page "
+	       "%.2f us, %.2f after populate\n",
 	       cpus, c.vendor, c.family, c.model, c.rdtscp ? "RDTSCP" : "no RDTSCP", tpn * 1000,
-	       ghz, ipc, rdtsc_ns, m.big_ns, m.big_prefetched_ns, m.small_ns);
+	       ghz, ipc, rdtsc_ns, m.big_ns, m.big_prefetched_ns, m.small_ns, fresh_us,
+	       populated_us);
 	return 0;
 }

@@ -2,8 +2,9 @@
 # t-bench-probe.sh - bench/machine_probe, the machine line of every bench
 # report, says true things: the processor's RDTSCP as the kernel reports
 # it, a TSC rate and a core clock in a plausible range, a chase of a 64
-# MiB table slower than one of 256 KiB (it really misses the caches), and
-# one line and status 2 for an argument it does not know.
+# MiB table slower than one of 256 KiB (it really misses the caches), a
+# page fee that took time and under a tenth of a second a page, and one
+# line and status 2 for an argument it does not know.
 . "$top_srcdir/tests/lib.sh"
 
 probe=$top_builddir/bench/machine_probe
@@ -24,9 +25,12 @@ check("rdtsc", 0 < p["rdtsc_ns"] < 1000)
 check("a 64 MiB chase slower than a 256 KiB one",
       p["random_read_64mib_ns"] > p["random_read_256kib_ns"] > 0)
 check("a prefetched line", p["prefetched_line_64mib_ns"] > 0)
+check("a fresh page's first store", 0 < p["fresh_page_us"] < 100000)
+check("a populated page's first load",
+      p["populated_page_us"] == -1 or 0 <= p["populated_page_us"] < 100000)
 PY
 "$probe" >line 2>err || fail "machine_probe: $(cat err)"
-grep -q '^machine: [0-9]* cpus, .* family [0-9]* model [0-9]*, .*TSC [0-9]* MHz; core ' line ||
+grep -q '^machine: [0-9]* cpus, .* family [0-9]* model [0-9]*, .*TSC [0-9]* MHz; core .*; fresh page [0-9.]* us, [-0-9.]* after populate$' line ||
 	fail "machine_probe's line: $(cat line)"
 rc=0
 "$probe" --bogus >out 2>err || rc=$?
