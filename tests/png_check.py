@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 # png_check.py - what a screenshot shows, for t-html.sh: reads an 8-bit
 # RGB or RGBA PNG (what Chromium writes) with zlib alone and prints, for
-# the rows TOP..BOTTOM, the share of pixels that are not white, the number
-# of distinct colours, and how many pixels are within 12 of each #rrggbb
-# given, and how many are warm (red to yellow: a flame graph's frames).
-# Usage: png_check.py FILE TOP BOTTOM [#rrggbb]...
+# each range of rows TOP..BOTTOM, a line: the share of pixels that are not
+# white, the number of distinct colours, how many pixels are within 12 of
+# each #rrggbb given, and how many are warm (red to yellow: a flame
+# graph's frames).  The image is decoded once, down to the lowest row asked.
+# Usage: png_check.py FILE TOP:BOTTOM[:#rrggbb...]...
 import struct
 import sys
 import zlib
@@ -56,11 +57,7 @@ def rows(path, upto):
     return w, bpp, out
 
 
-def main():
-    path, top, bottom = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    want = [(c, tuple(int(c[i:i + 2], 16) for i in (1, 3, 5))) for c in sys.argv[4:]]
-    w, bpp, lines = rows(path, bottom)
-    lines = lines[top:bottom]
+def measure(w, bpp, lines, want):
     total = nonwhite = warm = 0
     colours = set()
     near = {c: 0 for c, _ in want}
@@ -78,6 +75,19 @@ def main():
                     near[c] += 1
     print("nonwhite=%.4f distinct=%d warm=%d %s" % (nonwhite / max(total, 1), len(colours), warm,
           " ".join("%s=%d" % (c, n) for c, n in near.items())))
+
+
+def main():
+    ranges = []
+    for arg in sys.argv[2:]:
+        top, bottom, *colours = arg.split(":")
+        want = [(c, tuple(int(c[i:i + 2], 16) for i in (1, 3, 5))) for c in colours]
+        ranges.append((int(top), int(bottom), want))
+    if not ranges:
+        sys.exit("usage: png_check.py FILE TOP:BOTTOM[:#rrggbb...]...")
+    w, bpp, lines = rows(sys.argv[1], max(r[1] for r in ranges))
+    for top, bottom, want in ranges:
+        measure(w, bpp, lines[top:bottom], want)
 
 
 main()
