@@ -350,7 +350,7 @@ median_interval() {
 		if (k == 0) print "- -"; else print v[k], v[n + 1 - k]
 	}'
 }
-spread() { sort -n "$1" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print hi - lo }'; }
+spread() { sort -n "$1" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.0f\n", hi - lo }'; }
 
 # field FILE N: the Nth word of the file's first line.
 field() { awk -v n="$2" 'NR == 1 { print $n }' "$1"; }
@@ -495,7 +495,9 @@ measure() {
 	conv_cpu=$(field conv.time 3)
 	# Below this many calls, time per call is process start-up, not calls.
 	per_call() { if [ "$calls" -ge 100000 ]; then calc "$1"; else echo -; fi; }
-	paste plain.cpus rec.cpus | awk '{ print $2 - $1 }' >pair.cpus
+	# printf: mawk prints a result past 2^31 as "%.6g" (2.43e+09), which
+	# loses digits and which sort -n orders by its mantissa
+	paste plain.cpus rec.cpus | awk '{ printf "%.0f\n", $2 - $1 }' >pair.cpus
 	interval=- verdict=-
 	if [ "$calls" -ge 100000 ]; then
 		set -- $(median_interval pair.cpus)
