@@ -16,6 +16,7 @@ EXTRA_DIST += bench/rec_run.sh bench/rec_report.sh
 # time: what the mapped path's durability costs on this machine.
 noinst_PROGRAMS += bench/window_paths
 bench_window_paths_SOURCES = bench/window_paths.c
+bench_window_paths_LDADD = lib/libmtformat.la
 
 # bench/trace2wl.sh: conversion speed and memory on generated traces.
 noinst_PROGRAMS += bench/gen_trace

@@ -225,43 +225,43 @@ static int measure_memory(double tpn, struct memory *m)
 	return 0;
 }
 
-/* Microseconds a page of the first store to each of PAGE_FEE_PAGES fresh
- * anonymous 4 KiB pages (no huge pages), and of the first load from each
- * after a MADV_POPULATE_WRITE (-1 where the kernel lacks it). */
+/* Microseconds a page of the first access to each of PAGE_FEE_PAGES
+ * fresh anonymous 4 KiB pages (no huge pages): a store, or with
+ * `populated` a load after MADV_POPULATE_WRITE.  -1 where the kernel lacks
+ * it, -2 out of memory. */
 enum { PAGE_FEE_PAGES = 2048 };
 
-static int measure_page_fee(double *fresh_us, double *populated_us)
+static int populate(uint8_t *m, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+	return madvise(m, n, MADV_POPULATE_WRITE);
+#else
+	(void)m;
+	(void)n;
+	return -1;
+#endif
+}
+
+static double first_access_us(int populated)
 {
 	size_t page = 4096, n = PAGE_FEE_PAGES * page;
-	for (int populate = 0; populate < 2; populate++) {
-		uint8_t *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (m == MAP_FAILED)
-			return -1;
-		madvise(m, n, MADV_NOHUGEPAGE);
-		double *out = populate ? populated_us : fresh_us;
-		*out = -1;
-#ifdef MADV_POPULATE_WRITE
-		if (populate && madvise(m, n, MADV_POPULATE_WRITE) != 0) {
-			munmap(m, n);
-			continue;
-		}
-#else
-		if (populate) {
-			munmap(m, n);
-			continue;
-		}
-#endif
+	uint8_t *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return -2;
+	madvise(m, n, MADV_NOHUGEPAGE);
+	double us = -1;
+	if (!populated || populate(m, n) == 0) {
 		double t0 = mono_ns();
 		for (size_t o = 0; o < n; o += page) {
-			if (populate)
+			if (populated)
 				(void)*(volatile const uint8_t *)(m + o);
 			else
 				*(volatile uint8_t *)(m + o) = 1;
 		}
-		*out = (mono_ns() - t0) / PAGE_FEE_PAGES / 1000;
-		munmap(m, n);
+		us = (mono_ns() - t0) / PAGE_FEE_PAGES / 1000;
 	}
-	return 0;
+	munmap(m, n);
+	return us;
 }
 
 int main(int argc, char **argv)
@@ -296,8 +296,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "machine_probe: out of memory for a 64 MiB table\n");
 		return 1;
 	}
-	double fresh_us, populated_us;
-	if (measure_page_fee(&fresh_us, &populated_us) < 0) {
+	double fresh_us = first_access_us(0), populated_us = first_access_us(1);
+	if (fresh_us == -2 || populated_us == -2) {
 		fprintf(stderr, "machine_probe: out of memory for %d pages\n", PAGE_FEE_PAGES);
 		return 1;
 	}

@@ -32,6 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mapped.h"
+
 #define WINDOW (1u << 20)
 #define PAGE 4096u
 
@@ -96,15 +98,6 @@ static int copied(int fd, size_t i, uint8_t *buf, double *us)
 	return 0;
 }
 
-static int fresh_file(const char *dir, char *name, size_t len)
-{
-	snprintf(name, len, "%s/window_paths.XXXXXX", dir);
-	int fd = mkstemp(name);
-	if (fd >= 0)
-		unlink(name);
-	return fd;
-}
-
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "--help") == 0) {
@@ -121,9 +114,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "window_paths: MIB must be a number from 1 to 65536 (try --help)\n");
 		return 2;
 	}
-	char name[4096];
-	int fd_mapped = fresh_file(dir, name, sizeof name), fd_copied = -1;
-	if (fd_mapped < 0 || (fd_copied = fresh_file(dir, name, sizeof name)) < 0) {
+	int fd_mapped = mt_anon_file(dir, "window_paths"), fd_copied = -1;
+	if (fd_mapped < 0 || (fd_copied = mt_anon_file(dir, "window_paths")) < 0) {
 		fprintf(stderr, "window_paths: %s: cannot make a file: %s\n", dir, strerror(errno));
 		return 1;
 	}
