@@ -47,6 +47,11 @@ struct mt_trace_info {
 	 * stamp_tick_ns after it while the recorder's clock tick ran; 0 says
 	 * no bound. */
 	uint32_t stamp_every, stamp_tick_ns;
+	/* CPU time the recorder's helper thread spent while this file was
+	 * open (preparing and giving back windows), so that what recording
+	 * cost the program's own threads can be told from the whole process's
+	 * CPU time; 0 when no helper ran, or in a file made before the field. */
+	uint64_t helper_cpu_ns;
 	char allocator_name[33];
 	char exe[MT_FH_EXE_MAX];
 };

@@ -66,6 +66,7 @@ enum {
 	MT_FH_STACK_DEPTH = 160,  /* 4  frames recorded per stack at most (v2, with STACKS) */
 	MT_FH_STAMP_EVERY = 164,  /* 4  v3: a record at most this many after a stamp is stamped */
 	MT_FH_STAMP_TICK = 168,   /* 4  v3: ns between ticks that also force a stamp, 0 none */
+	MT_FH_HELPER_CPU = 176,   /* 8  CPU ns the recorder's helper thread spent on this file */
 	MT_FH_EXE = 256,          /* up to 3840, NUL-terminated executable path */
 };
 #define MT_FH_EXE_MAX (MT_TRACE_HEADER_SIZE - MT_FH_EXE)

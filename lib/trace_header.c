@@ -40,6 +40,7 @@ void mt_trace_header_encode(uint8_t page[MT_TRACE_HEADER_SIZE], const struct mt_
 	mt_put_le32(page + MT_FH_STACK_DEPTH, info->stack_depth);
 	mt_put_le32(page + MT_FH_STAMP_EVERY, info->stamp_every);
 	mt_put_le32(page + MT_FH_STAMP_TICK, info->stamp_tick_ns);
+	mt_put_le64(page + MT_FH_HELPER_CPU, info->helper_cpu_ns);
 	/* strnlen, not strlen: the name fields may be filled to the brim. */
 	memcpy(page + MT_FH_ALLOCATOR_NAME, info->allocator_name,
 	       strnlen(info->allocator_name, 32));
@@ -107,6 +108,7 @@ int mt_trace_header_decode(const uint8_t *p, size_t len, struct mt_trace_info *i
 	info->end_offset = mt_get_le64(p + MT_FH_END_OFFSET);
 	info->stop_reason = mt_get_le32(p + MT_FH_STOP_REASON);
 	info->stop_records = mt_get_le64(p + MT_FH_STOP_RECORDS);
+	info->helper_cpu_ns = mt_get_le64(p + MT_FH_HELPER_CPU);
 	if (info->version >= 2)
 		info->stack_depth = mt_get_le32(p + MT_FH_STACK_DEPTH);
 	info->stamp_every = 1; /* version 2: every record has its time */

@@ -214,6 +214,7 @@ struct mt_trace_writer *mt_trace_writer_open(const char *path, const struct mt_t
 	w->info.ts_source = info->ts_source ? info->ts_source : MT_TS_MONOTONIC_NS;
 	w->info.stamp_every = 1; /* each record's time is its own */
 	w->info.stamp_tick_ns = 0;
+	w->info.helper_cpu_ns = 0; /* no recorder's helper made this file */
 	w->fixed_size = window_size;
 	w->next_off = MT_TRACE_HEADER_SIZE;
 	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

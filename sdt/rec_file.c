@@ -161,6 +161,7 @@ int mt_file_open(struct mt_file *f, const char *name, pid_t pid)
 	if (create(f, name, pid))
 		return -1;
 	fill_info(&f->info, pid);
+	f->helper_cpu_at_open = mt_helper_cpu_ns();
 	mt_stacks_file_opened(f);
 	if (write_header(f)) {
 		/* A file without its header is no trace: nothing is left. */
@@ -311,6 +312,8 @@ void mt_file_update(struct mt_file *f, uint64_t records, int closed)
 	in->stop_reason = f->stop_reason;
 	in->stop_records = f->stop_reason ? records : 0;
 	in->ts_freq = ts_freq(in, mono_ns, ts);
+	uint64_t helper_ns = mt_helper_cpu_ns();
+	in->helper_cpu_ns = helper_ns > f->helper_cpu_at_open ? helper_ns - f->helper_cpu_at_open : 0;
 	if (closed) {
 		in->end_mono_ns = mono_ns;
 		in->end_ts = ts;

@@ -22,6 +22,7 @@ struct mt_file {
 	uint64_t windows;         /* windows claimed */
 	uint64_t dropped;         /* calls that could not be recorded */
 	uint32_t stop_reason;     /* enum mt_stop_reason: why the file stopped growing */
+	uint64_t helper_cpu_at_open; /* mt_helper_cpu_ns() when the file was opened */
 	struct mt_trace_info info;
 };
 

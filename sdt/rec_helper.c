@@ -34,6 +34,8 @@ static pthread_mutex_t *lock;   /* the recorder's */
 static struct mt_file *file;    /* the recorder's */
 static pthread_cond_t wake;
 static int running, failed;
+static clockid_t cpu_clock;     /* the helper's CPU-time clock, when have_cpu_clock */
+static int have_cpu_clock;
 static uint8_t *filling;        /* the window being populated, outside the lock */
 static uint32_t filling_size;
 static int handed_over;         /* its thread took it as it was */
@@ -189,6 +191,10 @@ void mt_helper_start(pthread_mutex_t *recorder_lock)
 	pthread_attr_destroy(&a);
 	if (rc == 0) {
 		pthread_setname_np(th, "mtrace-helper");
+		/* th stays valid: the helper never returns. */
+		pthread_mutex_lock(lock);
+		have_cpu_clock = pthread_getcpuclockid(th, &cpu_clock) == 0;
+		pthread_mutex_unlock(lock);
 		return;
 	}
 	pthread_mutex_lock(lock);
@@ -237,6 +243,14 @@ void mt_helper_hand_over(void)
 	handed_over = 1;
 }
 
+uint64_t mt_helper_cpu_ns(void)
+{
+	struct timespec ts;
+	if (!have_cpu_clock || clock_gettime(cpu_clock, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 void mt_helper_forget(void)
 {
 	/* The parent's; a range unmapped twice (the slots' own went first) is
@@ -244,5 +258,5 @@ void mt_helper_forget(void)
 	if (filling)
 		mt_maps_unmap(filling, filling_size);
 	filling = NULL;
-	running = failed = handed_over = done_with = 0;
+	running = failed = handed_over = done_with = have_cpu_clock = 0;
 }

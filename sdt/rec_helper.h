@@ -59,6 +59,9 @@ int mt_helper_filling(const uint8_t *base);
  * the helper leaves it mapped when done. */
 void mt_helper_hand_over(void);
 
+/* CPU time the helper has used so far, in ns; 0 when none runs. */
+uint64_t mt_helper_cpu_ns(void);
+
 /* In a forked child: no helper runs; the mapping it was unmapping in the
  * parent goes, and the next window wanted starts a new helper. */
 void mt_helper_forget(void);

@@ -10,7 +10,8 @@
 # leaving the last one's unused pages as padding, took 137-143; but how
 # much is left as padding depends on how late the helper is, and under a
 # sanitizer beside other tests one run took 216 KiB, so the bound is only
-# for gross regressions (docs/BENCHMARKS.md has the figures).
+# for gross regressions (docs/BENCHMARKS.md has the figures).  The helper
+# that prepared those windows left its CPU time in the trace's header.
 . "$top_srcdir/tests/lib.sh"
 
 # turn THREADS CALLS BOUND: the calls read back, the trace within BOUND
@@ -35,6 +36,8 @@ turn() {
 	echo "$threads threads in turn of $calls calls: $bytes bytes of trace, $((bytes / threads)) a thread"
 	[ "$bytes" -le $((threads * bound)) ] ||
 		fail "$bytes bytes of trace for $threads threads in turn of $calls calls (bound: $bound a thread)"
+	helper_ns=$(mtrace-dump -s -j "$trace" | sed -n 's/.*"helper_cpu_ns":\([0-9]*\).*/\1/p')
+	[ "${helper_ns:-0}" -gt 0 ] || fail "no helper CPU time in $trace's header: '$helper_ns'"
 	trace2wl turn.wl "$trace" >conv.out 2>conv.err || fail "trace2wl: $(cat conv.err)"
 	[ ! -s conv.err ] || fail "trace2wl warned: $(cat conv.err)"
 }

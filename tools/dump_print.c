@@ -69,6 +69,9 @@ void dump_header(FILE *out, const struct mt_trace *t)
 		in->flags & MT_FHF_CLOSED ? "closed cleanly" : "NOT closed (the recorder was killed?)",
 		mt_trace_threads(t), mt_trace_threads(t) == 1 ? "" : "s", records,
 		mt_trace_windows(t), mt_trace_windows(t) == 1 ? "" : "s", in->dropped);
+	if (in->helper_cpu_ns)
+		fprintf(out, "# the recorder's helper thread used %.3f s of CPU\n",
+			(double)in->helper_cpu_ns / 1e9);
 	if (in->stop_reason)
 		fprintf(out, "# INCOMPLETE: recording stopped early (%s) after %" PRIu64 " calls\n",
 			mt_stop_reason_name(in->stop_reason), in->stop_records);

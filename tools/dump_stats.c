@@ -142,10 +142,10 @@ static void print_json_header(FILE *out, const struct mt_trace *t)
 	mt_json_string(out, mt_allocator_name(in));
 	fprintf(out, ",\"ptr_size\":%u,\"ts_source\":\"%s\",\"ts_freq\":%" PRIu64
 		     ",\"start_realtime_ns\":%" PRIu64 ",\"closed\":%s,\"dropped\":%" PRIu64
-		     ",\"windows\":%zu,\"stacks\":%zu,\"modules\":%zu",
+		     ",\"windows\":%zu,\"stacks\":%zu,\"modules\":%zu,\"helper_cpu_ns\":%" PRIu64,
 		in->ptr_size, dump_ts_source_name(in->ts_source), in->ts_freq, in->start_realtime_ns,
 		in->flags & MT_FHF_CLOSED ? "true" : "false", in->dropped, mt_trace_windows(t),
-		mt_trace_stack_count(t), mt_trace_module_count(t));
+		mt_trace_stack_count(t), mt_trace_module_count(t), in->helper_cpu_ns);
 	mt_json_stop(out, in->stop_reason, in->stop_records);
 	fputs(",\"warnings\":[", out);
 	const char *const *w = mt_trace_warnings(t);
