@@ -13,7 +13,10 @@
 #      a drift weighs on both alike; CPU time from bench/cpu_time, to the
 #      microsecond; the recording's cost a call is the median of the
 #      pairs' differences, with a 95% interval on it from 6 pairs on, and
-#      a verdict on issue #15's 25 ns only when the interval allows one,
+#      a verdict on issue #15's 25 ns only when the intervals allow one:
+#      issue #15 measures the calling threads' CPU time (the process's
+#      less what the recorder's helper thread spent, which the trace's
+#      header holds) and the whole process's wall time,
 #   2. converts the trace with trace2wl,
 #   3. replays the workload with trace_run --touch=none (with --rt at
 #      real-time priority, chrt -f 50, as are the runs of step 1),
@@ -118,17 +121,24 @@ Columns:
                   of its pair (run just before or just after it), so
                   that a load that drifts over minutes weighs on both
                   runs of a pair alike
+  helper          of that, the CPU time of the recorder's helper thread
+                  a call (median of the recorded runs): the page work it
+                  does for the recording threads
+  threads         the pairs' median from the calling threads' CPU time:
+                  each recorded run's less its helper's, less the
+                  untraced run's
   95% interval    where the median of such differences lies with 95%
                   confidence or more, whatever their distribution (order
                   statistics: from 6 pairs on, the smallest and the
                   largest; from 9, the second of each...); "-" below 6
-  25 ns           issue #15's target: PASS when the whole interval is at
-                  or under 25 ns a call, MISS when it is all above, "-"
-                  when it straddles 25 (no verdict: more --runs, or less
+  wall            the pairs' median from wall time, and its interval
+  25 ns           issue #15's target, on the calling threads' CPU time
+                  and on wall time: PASS when both intervals are at or
+                  under 25 ns a call, MISS when one is all above, "-"
+                  when one straddles 25 (no verdict: more --runs, or less
                   load) or there is none
   noise           how far the untraced runs' CPU times spread: (slowest -
                   fastest) / calls
-  (wall)          the same from wall time
   trace B/call    trace file bytes / calls
 With --callgrind (valgrind's counts, on the input divided by --cg-scale):
   calls           the calls of that smaller run
@@ -245,9 +255,11 @@ case $cg_scale in '' | *[!0-9]* | 0*) die "--cg-scale: '$cg_scale' is not a divi
 [ -z "$rt" ] || $rt true 2>/dev/null || die "--rt: chrt -f 50 is refused here (it needs root)"
 
 use_builddir
-make -s -C "$B" -j2 sdt/libmtracectl.la tools/mtrace-record converter/trace2wl trace_run/trace_run >&2 ||
+make -s -C "$B" -j2 sdt/libmtracectl.la tools/mtrace-record tools/mtrace-dump converter/trace2wl \
+	trace_run/trace_run >&2 ||
 	die "cannot build the tools in $B"
 record=$B/tools/mtrace-record
+dump=$B/tools/mtrace-dump
 t2w=$B/converter/trace2wl
 replay=$B/trace_run/trace_run
 export MTRACE_LIBDIR=$B/sdt/.libs
@@ -351,6 +363,34 @@ median_interval() {
 	}'
 }
 spread() { sort -n "$1" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.0f\n", hi - lo }'; }
+# pairs A B OUT: line by line, B's number less A's, into OUT.  printf:
+# mawk prints a result past 2^31 as "%.6g" (2.43e+09), which loses digits
+# and which sort -n orders by its mantissa.
+pairs() { paste "$1" "$2" | awk '{ printf "%.0f\n", $2 - $1 }' >"$3"; }
+# per_call_interval FILE: median_interval of FILE as "LO..HI" ns a call, or
+# "-" when there is none (fewer than 6 pairs, or too few calls to tell).
+per_call_interval() {
+	[ "$calls" -ge 100000 ] || { echo -; return; }
+	set -- $(median_interval "$1")
+	if [ "$1" = - ]; then echo -; else echo "$(calc "$1 / $calls")..$(calc "$2 / $calls")"; fi
+}
+# verdict INTERVAL...: PASS when every interval lies at or under
+# $rec_target, MISS when one lies wholly above it, else "-".
+verdict() {
+	v=PASS
+	for i; do
+		[ "$i" != - ] || { v=-; continue; }
+		lo=${i%..*} hi=${i#*..}
+		[ "$(fmt=%d calc "($lo > $rec_target)")" = 1 ] && { echo MISS; return; }
+		[ "$(fmt=%d calc "($hi <= $rec_target)")" = 1 ] || v=-
+	done
+	echo "$v"
+}
+# helper_cpu TRACE: CPU ns the recorder's helper thread spent, from the
+# trace's header (to the millisecond, as mtrace-dump prints it); 0 if none.
+helper_cpu() {
+	"$dump" -n 0 "$1" | awk '/helper thread used/ { s = $(NF - 3) } END { printf "%.0f\n", s * 1e9 }'
+}
 
 # field FILE N: the Nth word of the file's first line.
 field() { awk -v n="$2" 'NR == 1 { print $n }' "$1"; }
@@ -444,13 +484,18 @@ measure() {
 	# ones): a machine that drifts (or one slow run) then weighs on both
 	# alike, not on the recording alone, and so does whatever the first
 	# run of a pair leaves behind (page cache, a warmer processor).
-	best= best_cpu= rec_ns= rec_cpu=
+	best= best_cpu= rec_cpu=
 	: >plain.cpus
 	: >rec.cpus
+	: >plain.walls
+	: >rec.walls
+	: >thr.cpus
+	: >helper.cpus
 	untraced_run() {
 		say "$p: untraced run $i"
 		timed plain run_"$p" $rt || { fail_row "the untraced run" plain; return 1; }
 		t=$(field plain.time 1)
+		echo "$t" >>plain.walls
 		[ -n "$best" ] && [ "$best" -le "$t" ] || best=$t
 		t=$(field plain.time 3)
 		echo "$t" >>plain.cpus
@@ -462,11 +507,13 @@ measure() {
 		rm -f "$d/t.mtr"
 		timed rec run_"$p" $rt "$record" -q --no-children -o "$d/t.mtr" -- ||
 			{ fail_row recording rec; return 1; }
-		t=$(field rec.time 1)
-		[ -n "$rec_ns" ] && [ "$rec_ns" -le "$t" ] || rec_ns=$t
+		field rec.time 1 >>rec.walls
 		t=$(field rec.time 3)
 		echo "$t" >>rec.cpus
 		[ -n "$rec_cpu" ] && [ "$rec_cpu" -le "$t" ] || rec_cpu=$t
+		h=$(helper_cpu "$d/t.mtr")
+		echo "$h" >>helper.cpus
+		echo "$((t - h))" >>thr.cpus
 	}
 	for i in $(seq $((runs > 2 ? runs : 2))); do
 		if [ $((i % 2)) = 1 ]; then
@@ -497,22 +544,19 @@ measure() {
 	per_call() { if [ "$calls" -ge 100000 ]; then calc "$1"; else echo -; fi; }
 	# printf: mawk prints a result past 2^31 as "%.6g" (2.43e+09), which
 	# loses digits and which sort -n orders by its mantissa
-	paste plain.cpus rec.cpus | awk '{ printf "%.0f\n", $2 - $1 }' >pair.cpus
-	interval=- verdict=-
-	if [ "$calls" -ge 100000 ]; then
-		set -- $(median_interval pair.cpus)
-		if [ "$1" != - ]; then
-			interval="$(calc "$1 / $calls")..$(calc "$2 / $calls")"
-			verdict=$(calc "$2 / $calls <= $rec_target ? 1 : ($1 / $calls > $rec_target ? 2 : 0)" |
-				sed 's/^1.*/PASS/; s/^2.*/MISS/; s/^0.*/-/')
-		fi
-	fi
-	printf '%-9s %3s %10s %10s %7s %8s %10s %6s %13s %5s %6s %8s %12s\n' "$p" "$threads" "$calls" \
-		"$(fmt=%.2f calc "$best / 1e9")" "$(fmt=%.2f calc "$best_cpu / 1e9")" \
+	pairs plain.cpus rec.cpus pair.cpus
+	pairs plain.cpus thr.cpus pair_thr.cpus
+	pairs plain.walls rec.walls pair.walls
+	thr_interval=$(per_call_interval pair_thr.cpus)
+	wall_interval=$(per_call_interval pair.walls)
+	printf '%-9s %3s %10s %10s %7s %8s %10s %6s %6s %6s %13s %6s %13s %5s %6s %12s\n' "$p" \
+		"$threads" "$calls" "$(fmt=%.2f calc "$best / 1e9")" "$(fmt=%.2f calc "$best_cpu / 1e9")" \
 		"$(calc "$prog_kb / 1024")" "$(per_call "($rec_cpu - $best_cpu) / $calls")" \
-		"$(per_call "$(median pair.cpus) / $calls")" "$interval" "$verdict" \
-		"$(per_call "$(spread plain.cpus) / $calls")" \
-		"$(per_call "($rec_ns - $best) / $calls")" "$(fmt=%.2f calc "$tbytes / $calls")" >rec.row
+		"$(per_call "$(median pair.cpus) / $calls")" "$(per_call "$(median helper.cpus) / $calls")" \
+		"$(per_call "$(median pair_thr.cpus) / $calls")" "$thr_interval" \
+		"$(per_call "$(median pair.walls) / $calls")" "$wall_interval" \
+		"$(verdict "$thr_interval" "$wall_interval")" \
+		"$(per_call "$(spread plain.cpus) / $calls")" "$(fmt=%.2f calc "$tbytes / $calls")" >rec.row
 	[ "$cg" = 0 ] || cg_measure
 	if [ "$rec_only" = 1 ]; then
 		[ "$keep" = 1 ] || rm -f t.mtr t.wl
@@ -589,9 +633,9 @@ done
 [ -z "$skipped" ] || echo "  skipped (not installed):$skipped"
 echo
 echo "Recording (mtrace-record --no-children, trace in $dir)"
-printf '%-9s %3s %10s %10s %7s %8s %10s %6s %13s %5s %6s %8s %12s\n' program thr calls \
-	"untraced s" "cpu s" "prog MB" "rec ns/call" "(pairs)" "95% interval" "25 ns" noise "(wall)" \
-	"trace B/call"
+printf '%-9s %3s %10s %10s %7s %8s %10s %6s %6s %6s %13s %6s %13s %5s %6s %12s\n' program thr \
+	calls "untraced s" "cpu s" "prog MB" "rec ns/call" "(pairs)" helper threads "95% interval" \
+	wall "95% interval" "25 ns" noise "trace B/call"
 for p in $programs; do [ ! -f "$work/$p/rec.row" ] || cat "$work/$p/rec.row"; done
 if [ "$cg" = 1 ]; then
 	echo
