@@ -454,39 +454,35 @@ struct mt_slot *mt_slot_needing_help(void)
 	return NULL;
 }
 
-/* A ready window prepared ahead that ends the file, or NULL. */
-static struct mt_slot *prepared_at_end(const struct mt_file *f)
+/* Gives back the window that ends f if it was only prepared, never
+ * written (a slot's window prepared ahead, or a spare): the file is cut
+ * where it starts.  0, or -1 when no such window ends f or the cut failed. */
+static int give_back_end(struct mt_file *f)
 {
 	EACH_SLOT(s) {
 		if (s->in_use && s->next_state == MT_NEXT_READY && s->next_serial == f->serial &&
-		    s->next_off + s->next_size == f->next)
-			return s;
+		    s->next_off + s->next_size == f->next) {
+			if (mt_file_unclaim_quietly(f, s->next_off))
+				return -1;
+			drop_prepared(s);
+			return 0;
+		}
 	}
-	return NULL;
-}
-
-/* A spare that ends the file, or -1. */
-static int spare_at_end(const struct mt_file *f)
-{
-	for (unsigned i = 0; i < nspares; i++)
-		if (spares[i].serial == f->serial && spares[i].off + spares[i].size == f->next)
-			return (int)i;
+	for (unsigned i = 0; i < nspares; i++) {
+		if (spares[i].serial == f->serial && spares[i].off + spares[i].size == f->next) {
+			if (mt_file_unclaim_quietly(f, spares[i].off))
+				return -1;
+			spare_drop(i);
+			return 0;
+		}
+	}
 	return -1;
 }
 
 void mt_windows_drop_prepared(struct mt_file *f)
 {
-	struct mt_slot *s;
-	int i;
-	for (;;) {
-		if ((s = prepared_at_end(f)) && mt_file_unclaim_quietly(f, s->next_off) == 0)
-			drop_prepared(s);
-		else if ((i = spare_at_end(f)) >= 0 &&
-			 mt_file_unclaim_quietly(f, spares[i].off) == 0)
-			spare_drop((unsigned)i);
-		else
-			break;
-	}
+	while (give_back_end(f) == 0)
+		continue;
 	EACH_SLOT(s) {
 		if (s->in_use)
 			drop_prepared(s);

@@ -37,7 +37,7 @@ check_run() {
 	trace=$(ls "$1".trace*)
 
 	mtrace-dump --stats --json "$trace" >"$1.json" 2>"$1.dump.err" || fail "$1: mtrace-dump: $(cat "$1.dump.err")"
-	records=$(sed -n 's/.*"closed":true,"dropped":0,"windows":[0-9]*,"stacks":0,"modules":0,"stopped_early":{"reason":"file size limit","code":1,"calls":\([0-9]*\)}.*/\1/p' "$1.json")
+	records=$(sed -n 's/.*"closed":true,"dropped":0,"windows":[0-9]*,"stacks":0,"modules":0,"helper_cpu_ns":[0-9]*,"stopped_early":{"reason":"file size limit","code":1,"calls":\([0-9]*\)}.*/\1/p' "$1.json")
 	[ -n "$records" ] || fail "$1: no stop in the trace's header: $(head -c 400 "$1.json")"
 	grep -q "\"records\":$records," "$1.json" || fail "$1: the stop's count $records is not the records read"
 	# Each thread's calls are counted as made, so the stop fell in their middle.
@@ -107,7 +107,7 @@ expect_eq "map: stderr lines" 1 "$(wc -l <map.err)"
 grep -Eq '^mtrace: cannot map .*/map\.trace\.[0-9]+: Cannot allocate memory; recording stopped$' map.err ||
 	fail "map: unexpected message: $(cat map.err)"
 mtrace-dump --stats --json map.trace.* 2>map.dump.err >map.json || fail "$(cat map.dump.err)"
-grep -q '"stacks":0,"modules":0,"stopped_early":{"reason":"a window could not be mapped","code":5,' map.json ||
+grep -q '"stacks":0,"modules":0,"helper_cpu_ns":[0-9]*,"stopped_early":{"reason":"a window could not be mapped","code":5,' map.json ||
 	fail "map: the trace does not say a mapping failed: $(head -c 400 map.json)"
 # Three mappings succeeded; one of them may be a window the helper thread
 # prepared ahead that recording stopped before using (padding, not counted).
